@@ -1,0 +1,5 @@
+import sys
+
+from metapkg.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""What metapkg's commands do, as plain functions; the cli/ modules only parse and print."""

@@ -1,0 +1,40 @@
+"""Terminal output: diagnostics, summaries, colour only on a terminal that wants it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+
+from metapkg.diagnostics import Diagnostic
+
+_COLOURS = {"error": "31", "warning": "33", "ok": "32", "dim": "2", "bold": "1"}
+
+
+def use_colour(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or stream.isatty()
+
+
+def paint(text: str, style: str, stream: TextIO = sys.stdout) -> str:
+    if not use_colour(stream):
+        return text
+    return f"\033[{_COLOURS[style]}m{text}\033[0m"
+
+
+def print_diagnostics(diagnostics: Iterable[Diagnostic], stream: TextIO | None = None) -> None:
+    stream = stream or sys.stderr
+    for diagnostic in diagnostics:
+        line = diagnostic.render()
+        if use_colour(stream):
+            tag = f"{diagnostic.severity}[{diagnostic.rule}]"
+            line = line.replace(tag, paint(tag, diagnostic.severity, stream), 1)
+        print(line, file=stream)
+
+
+def status(message: str, quiet: bool = False) -> None:
+    """Progress and summaries go to stderr, so stdout stays data."""
+    if not quiet:
+        print(message, file=sys.stderr)

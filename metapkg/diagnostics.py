@@ -1,0 +1,93 @@
+"""Diagnostics and the one exception tree every layer raises.
+
+A :class:`Diagnostic` is a finding with a stable rule id, a path, a line when known and a
+message that says what to do. Errors that stop a command carry one or more diagnostics, so
+the command line prints them the same way whether they came from ``check``, resolution,
+fetching or provisioning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: Severity
+    rule: str
+    path: str
+    line: int | None
+    message: str
+
+    def render(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.severity}[{self.rule}]: {self.message}"
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "severity": self.severity,
+            "rule": self.rule,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+        }
+
+
+def error(rule: str, path: str, message: str, line: int | None = None) -> Diagnostic:
+    return Diagnostic("error", rule, path, line, message)
+
+
+def warning(rule: str, path: str, message: str, line: int | None = None) -> Diagnostic:
+    return Diagnostic("warning", rule, path, line, message)
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.severity == "error" for d in diagnostics)
+
+
+class MetapkgError(Exception):
+    """Base of every error metapkg raises on purpose; exit code 1 unless a subclass says."""
+
+    exit_code = 1
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(d.render() for d in self.diagnostics))
+
+    @classmethod
+    def single(cls, rule: str, path: str, message: str, line: int | None = None) -> MetapkgError:
+        return cls([error(rule, path, message, line)])
+
+
+class UsageError(MetapkgError):
+    """The command line itself is wrong (exit code 2)."""
+
+    exit_code = 2
+
+
+class ManifestError(MetapkgError):
+    """metapkg.yaml cannot be read or says something impossible."""
+
+
+class PackageError(MetapkgError):
+    """A fetched package breaks the format rules."""
+
+
+class FetchError(MetapkgError):
+    """An origin could not be fetched (network, archive, cache, offline)."""
+
+
+class ResolutionError(MetapkgError):
+    """The dependency graph cannot be resolved (cycle, conflict, missing, ...)."""
+
+
+class LockError(MetapkgError):
+    """The lockfile is missing, unreadable, stale or does not match what was fetched."""
+
+
+class ProvisionError(MetapkgError):
+    """Provisioning the project failed; nothing was changed."""

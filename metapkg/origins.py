@@ -1,0 +1,142 @@
+"""Origins: where a package comes from, parsed and normalized.
+
+Two schemes exist (MetaAgents, "Dependency origins"):
+
+* ``https://github.com/<owner>/<repo>/tree/<ref>[/path]``. A ref may itself contain ``/``
+  (``release/1.x``), so the part after ``/tree/`` is kept whole as ``tree`` and only the
+  fetch layer, which can ask GitHub, splits it into ref and path (shortest ref first).
+* ``file:<absolute-path>`` (also ``file:///...`` and Windows drive forms). Relative paths
+  are allowed in the project manifest only, where they are resolved against its folder.
+
+Parsing is pure: no filesystem or network access.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+ACCEPTED_FORMS = (
+    "https://github.com/<owner>/<repo>/tree/<ref>[/<path>] or file:<absolute-path>"
+)
+
+_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
+_REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+_DRIVE = re.compile(r"^/?([A-Za-z]):[/\\]")
+
+
+class OriginSyntaxError(ValueError):
+    """The text is not an origin metapkg accepts; the message says what is."""
+
+
+@dataclass(frozen=True, order=True)
+class GitHubOrigin:
+    owner: str
+    repo: str
+    tree: str  # "<ref>/<path>" exactly as written after /tree/, split later
+
+    def __str__(self) -> str:
+        return f"https://github.com/{self.owner}/{self.repo}/tree/{self.tree}"
+
+    @property
+    def repo_id(self) -> str:
+        return f"{self.owner}/{self.repo}"
+
+    def splits(self) -> Iterator[tuple[str, str]]:
+        """Every (ref, path) reading of ``tree``, shortest ref first."""
+        parts = self.tree.split("/")
+        for i in range(1, len(parts) + 1):
+            yield "/".join(parts[:i]), "/".join(parts[i:])
+
+    def with_tree(self, ref: str, path: str) -> GitHubOrigin:
+        return GitHubOrigin(self.owner, self.repo, f"{ref}/{path}" if path else ref)
+
+
+@dataclass(frozen=True, order=True)
+class FileOrigin:
+    path: str  # absolute, forward slashes, no trailing slash ("/x/y" or "C:/x/y")
+
+    def __str__(self) -> str:
+        return f"file:{self.path}"
+
+    @property
+    def local_path(self) -> Path:
+        return Path(self.path)
+
+
+Origin = GitHubOrigin | FileOrigin
+
+
+def parse_origin(text: object, base_dir: Path | None = None) -> Origin:
+    """Parse and normalize an origin string.
+
+    ``base_dir`` is given only for the project manifest: it allows ``file:./relative`` paths
+    and is the folder they are relative to.
+    """
+    if not isinstance(text, str):
+        raise OriginSyntaxError(
+            f"an origin must be a string, got {type(text).__name__}; use {ACCEPTED_FORMS}"
+        )
+    stripped = text.strip()
+    if stripped.startswith("file:"):
+        return _parse_file(stripped, base_dir)
+    if stripped.lower().startswith(("https://", "http://")):
+        return _parse_github(stripped)
+    raise OriginSyntaxError(f"unsupported origin {text!r}; use {ACCEPTED_FORMS}")
+
+
+def _parse_github(text: str) -> GitHubOrigin:
+    def bad(why: str) -> OriginSyntaxError:
+        return OriginSyntaxError(f"invalid GitHub origin {text!r}: {why}; use {ACCEPTED_FORMS}")
+
+    if "?" in text or "#" in text:
+        raise bad("query strings and fragments are not allowed")
+    scheme, _, rest = text.partition("://")
+    if scheme.lower() != "https":
+        raise bad("only https:// is accepted")
+    host, _, path = rest.partition("/")
+    if host.lower() not in ("github.com", "www.github.com"):
+        raise bad(f"host {host!r} is not github.com")
+    segments = path.rstrip("/").split("/")
+    if len(segments) < 4 or segments[2] != "tree":
+        raise bad("expected /<owner>/<repo>/tree/<ref>[/<path>]")
+    owner, repo = segments[0].lower(), segments[1].lower()
+    repo = repo.removesuffix(".git")
+    if not _OWNER.match(owner) or not _REPO.match(repo) or repo in (".", ".."):
+        raise bad(f"{owner}/{repo} is not a valid owner/repository name")
+    tree_parts = segments[3:]
+    if any(p in ("", ".", "..") for p in tree_parts):
+        raise bad("the ref and path must not contain empty, '.' or '..' segments")
+    return GitHubOrigin(owner, repo, "/".join(tree_parts))
+
+
+def _parse_file(text: str, base_dir: Path | None) -> FileOrigin:
+    raw = text[len("file:") :]
+    if raw.startswith("//"):
+        host, _, rest = raw[2:].partition("/")
+        if host not in ("", "localhost"):
+            raise OriginSyntaxError(
+                f"invalid file origin {text!r}: remote hosts are not supported; "
+                f"use file:<absolute-path>"
+            )
+        raw = unquote("/" + rest)
+    raw = raw.replace("\\", "/")
+    if not raw:
+        raise OriginSyntaxError(f"invalid file origin {text!r}: the path is empty")
+    drive = _DRIVE.match(raw)
+    if drive:
+        path = drive.group(1).upper() + ":" + posixpath.normpath("/" + raw[drive.end() :])
+        return FileOrigin(path.rstrip("/") if len(path) > 3 else path)
+    if raw.startswith("/"):
+        return FileOrigin(posixpath.normpath(raw) if raw != "/" else "/")
+    if base_dir is None:
+        raise OriginSyntaxError(
+            f"invalid file origin {text!r}: a package must use an absolute path "
+            f"(file:/abs/path); relative file: origins are allowed in metapkg.yaml only"
+        )
+    joined = posixpath.join(base_dir.absolute().as_posix(), raw)
+    return FileOrigin(posixpath.normpath(joined))

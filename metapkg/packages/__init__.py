@@ -1,0 +1,1 @@
+"""Reading and judging packages: agents, skills and MCP configs."""

@@ -1,0 +1,1 @@
+"""Format rules, one module per family of diagnostics."""

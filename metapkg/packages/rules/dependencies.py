@@ -1,0 +1,148 @@
+"""The ``dependencies`` block: arrays of origins under ``skills`` and ``mcps``.
+
+The same parser reads the project manifest, where ``agents`` is also allowed, relative
+``file:`` origins are resolved against the manifest's folder, and the object form
+``{origin, version}`` is the normal way to write a version constraint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from metapkg.diagnostics import Diagnostic, error, warning
+from metapkg.origins import FileOrigin, OriginSyntaxError, parse_origin
+from metapkg.packages.models import SINGULAR, Dependency
+
+LineOf = Callable[..., int | None]
+
+
+@dataclass(frozen=True)
+class DependencyContext:
+    path: str  # file named in diagnostics
+    allowed: tuple[str, ...] = ("skills", "mcps")
+    base_dir: Path | None = None  # manifest only: where relative file: origins start
+    in_package: bool = True  # packages warn on file: origins and on the object form
+
+
+def parse_dependencies(
+    value: object, line_of: LineOf, ctx: DependencyContext, key: tuple[str, ...] = ("dependencies",)
+) -> tuple[tuple[Dependency, ...], list[Diagnostic]]:
+    """Parse a dependencies mapping; ``line_of(*key)`` gives the line of a value."""
+    deps: list[Dependency] = []
+    diags: list[Diagnostic] = []
+    if value is None:
+        return (), diags
+    allowed = " and ".join(f"'{a}'" for a in ctx.allowed)
+    if not isinstance(value, dict):
+        diags.append(
+            error(
+                "dependencies",
+                ctx.path,
+                f"'{key[-1]}' must be a mapping with {allowed} arrays",
+                line_of(*key),
+            )
+        )
+        return (), diags
+    for group, items in value.items():
+        where = (*key, group)
+        if group not in ctx.allowed:
+            hint = (
+                "agents cannot be dependencies" if group == "agents" else f"use {allowed} only"
+            )
+            diags.append(
+                error("dependencies", ctx.path, f"unknown dependency group {group!r}: {hint}",
+                      line_of(*where))
+            )
+            continue
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            diags.append(
+                error(
+                    "dependencies",
+                    ctx.path,
+                    f"'{group}' must be an array of origin strings (- https://github.com/...)",
+                    line_of(*where),
+                )
+            )
+            continue
+        for index, item in enumerate(items):
+            dep = _parse_item(item, SINGULAR[group], line_of(*where, index), ctx, diags)
+            if dep is not None:
+                deps.append(dep)
+    return tuple(deps), diags
+
+
+def _parse_item(
+    item: object, kind: str, line: int | None, ctx: DependencyContext, diags: list[Diagnostic]
+) -> Dependency | None:
+    constraint: str | None = None
+    text = item
+    if isinstance(item, dict):
+        unknown = sorted(set(item) - {"origin", "version"})
+        if unknown or "origin" not in item:
+            diags.append(
+                error(
+                    "dependencies",
+                    ctx.path,
+                    "an object dependency needs 'origin' and may have 'version'; "
+                    f"unexpected {', '.join(map(repr, unknown)) or 'missing origin'}",
+                    line,
+                )
+            )
+            return None
+        if ctx.in_package:
+            diags.append(
+                warning(
+                    "origin-object",
+                    ctx.path,
+                    "the object form {origin: ...} is discouraged; write the origin as a bare "
+                    "string",
+                    line,
+                )
+            )
+        text = item["origin"]
+        raw_constraint = item.get("version")
+        if raw_constraint is not None:
+            constraint = _check_constraint(raw_constraint, line, ctx, diags)
+            if constraint is None:
+                return None
+    try:
+        origin = parse_origin(text, ctx.base_dir)
+    except OriginSyntaxError as exc:
+        diags.append(error("origin", ctx.path, str(exc), line))
+        return None
+    if ctx.in_package and isinstance(origin, FileOrigin):
+        diags.append(
+            warning(
+                "file-origin",
+                ctx.path,
+                f"{origin} is a local file: origin; it only works on this machine, so publish "
+                f"with a https://github.com/... origin instead",
+                line,
+            )
+        )
+    return Dependency(kind, origin, constraint)  # type: ignore[arg-type]
+
+
+def _check_constraint(
+    raw: object, line: int | None, ctx: DependencyContext, diags: list[Diagnostic]
+) -> str | None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        if not isinstance(raw, str):
+            raise InvalidSpecifier(str(raw))
+        return str(SpecifierSet(raw))
+    except InvalidSpecifier:
+        diags.append(
+            error(
+                "dependencies",
+                ctx.path,
+                f"version constraint {raw!r} is not valid; write it like \">=1.2,<2\"",
+                line,
+            )
+        )
+        return None

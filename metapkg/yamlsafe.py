@@ -1,0 +1,139 @@
+"""Safe YAML loading that keeps line numbers.
+
+Frontmatter, the manifest and the lockfile are untrusted or hand-edited text. They are
+*composed* into a node tree by ruamel.yaml's safe parser (its C parser when installed) and
+turned into plain Python values here, so that:
+
+* nothing is ever constructed from a tag: only the core schema (str, int, float, bool,
+  null, sequences, mappings) is accepted and any other tag is an error;
+* duplicate keys and aliases are errors instead of silent last-one-wins surprises;
+* every value keeps the line it came from, for diagnostics.
+
+Round-trip loading (comments kept) is only used to edit the manifest; see manifest.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+_CORE = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
+
+
+class YamlProblem(ValueError):
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line  # 1-based, relative to the text that was parsed
+
+
+Key = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Located:
+    """A parsed YAML document plus where each value came from."""
+
+    value: Any
+    lines: Mapping[Key, int] = field(default_factory=dict)
+    quoted: frozenset[Key] = frozenset()
+
+    def line(self, *key: str | int) -> int | None:
+        """1-based line of the value at ``key`` (or of its nearest parent)."""
+        while key:
+            if key in self.lines:
+                return self.lines[key]
+            key = key[:-1]
+        return self.lines.get((), None)
+
+
+_yaml_instance: Any = None
+
+
+def _yaml() -> Any:
+    global _yaml_instance
+    if _yaml_instance is None:
+        from ruamel.yaml import YAML
+
+        _yaml_instance = YAML(typ="safe")
+    return _yaml_instance
+
+
+def load(text: str, line_offset: int = 0) -> Located:
+    """Parse one YAML document; raise :class:`YamlProblem` with a 1-based line on error.
+
+    ``line_offset`` is added to every line so frontmatter lines are reported as lines of
+    the file they sit in.
+    """
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    yaml = _yaml()
+    try:
+        node = yaml.compose(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 + line_offset if mark is not None else None
+        raise YamlProblem(f"invalid YAML: {exc.problem or exc.context}", line) from None
+    except YAMLError as exc:
+        raise YamlProblem(f"invalid YAML: {exc}", None) from None
+    if node is None:
+        return Located(None, {(): 1 + line_offset})
+    builder = _Builder(yaml, line_offset)
+    value = builder.build(node, ())
+    return Located(value, builder.lines, frozenset(builder.quoted))
+
+
+class _Builder:
+    def __init__(self, yaml: Any, line_offset: int) -> None:
+        from ruamel.yaml.constructor import SafeConstructor
+
+        self.constructor = SafeConstructor(loader=yaml)
+        self.offset = line_offset
+        self.lines: dict[Key, int] = {}
+        self.quoted: set[Key] = set()
+        self.seen: set[int] = set()
+
+    def build(self, node: Any, key: Key) -> Any:
+        line = node.start_mark.line + 1 + self.offset
+        self.lines[key] = line
+        if id(node) in self.seen:
+            raise YamlProblem("YAML anchors and aliases are not supported here", line)
+        self.seen.add(id(node))
+        kind = node.id
+        if kind == "scalar":
+            if node.tag not in _SCALAR_TAGS:
+                raise YamlProblem(_tag_message(node.tag), line)
+            if node.style in ('"', "'", "|", ">"):
+                self.quoted.add(key)
+            return self.constructor.construct_object(node, deep=True)
+        if kind == "sequence":
+            if node.tag != _CORE + "seq":
+                raise YamlProblem(_tag_message(node.tag), line)
+            return [self.build(item, (*key, i)) for i, item in enumerate(node.value)]
+        if node.tag != _CORE + "map":
+            raise YamlProblem(_tag_message(node.tag), line)
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.id != "scalar" or key_node.tag not in _SCALAR_TAGS:
+                raise YamlProblem(
+                    "mapping keys must be plain strings", key_node.start_mark.line + 1 + self.offset
+                )
+            name = self.constructor.construct_object(key_node)
+            if isinstance(name, bool | int | float) or name is None:
+                name = key_node.value  # keys are names; `1.0: x` means the text "1.0"
+            if name in result:
+                raise YamlProblem(
+                    f"duplicate key {name!r} (first on line {self.lines[(*key, name)]}); "
+                    f"keep one",
+                    key_node.start_mark.line + 1 + self.offset,
+                )
+            result[name] = self.build(value_node, (*key, name))
+            self.lines[(*key, name)] = key_node.start_mark.line + 1 + self.offset
+        return result
+
+
+def _tag_message(tag: str) -> str:
+    shown = tag.replace(_CORE, "!!")
+    return f"YAML tag {shown} is not allowed; write plain strings, numbers, lists and mappings"
