@@ -73,9 +73,7 @@ def load(text: str, line_offset: int = 0) -> Located:
     try:
         node = yaml.compose(text)
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 + line_offset if mark is not None else None
-        raise YamlProblem(f"invalid YAML: {exc.problem or exc.context}", line) from None
+        raise _problem(exc, line_offset) from None
     except YAMLError as exc:
         raise YamlProblem(f"invalid YAML: {exc}", None) from None
     if node is None:
@@ -99,7 +97,11 @@ class _Builder:
         line = node.start_mark.line + 1 + self.offset
         self.lines[key] = line
         if id(node) in self.seen:
-            raise YamlProblem("YAML anchors and aliases are not supported here", line)
+            raise YamlProblem(
+                "YAML anchors (&name) and aliases (*name) are not supported here; write the "
+                "value out in full",
+                line,
+            )
         self.seen.add(id(node))
         kind = node.id
         if kind == "scalar":
@@ -132,6 +134,17 @@ class _Builder:
             result[name] = self.build(value_node, (*key, name))
             self.lines[(*key, name)] = key_node.start_mark.line + 1 + self.offset
         return result
+
+
+def _problem(exc: Any, line_offset: int) -> YamlProblem:
+    """Name the place the parser was reading, not only where it gave up."""
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 + line_offset if mark is not None else None
+    message = f"invalid YAML: {exc.problem or exc.context}"
+    if exc.context and exc.context_mark is not None and exc.problem:
+        context_line = exc.context_mark.line + 1 + line_offset
+        message += f" ({exc.context} that starts on line {context_line})"
+    return YamlProblem(message, line)
 
 
 def _tag_message(tag: str) -> str:

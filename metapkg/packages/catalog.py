@@ -49,10 +49,13 @@ def _layout_problem(entry: Path, kind: Kind, bucket: str) -> str | None:
         return "mcps/ holds only <namespace>_<short>.json files; move this entry out"
     if found == kind:
         return None
+    if entry.is_file():
+        return f"{bucket}/ holds only package folders; move this file out"
     if found is None:
         expected = "AGENTS.md" if kind == "agent" else "SKILL.md"
         return f"{bucket}/<name>/ must contain {expected}; add it or move this entry out"
-    return f"this is a {found}, not a {kind}; move it to {found}s/"
+    article = "an" if kind == "agent" else "a"
+    return f"this is a {found}, not {article} {kind}; move it to {found}s/"
 
 
 def _uniqueness(loaded: Loaded, shown: str, seen: dict[tuple[Kind, str], str]) -> Iterator[

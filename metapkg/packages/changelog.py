@@ -15,6 +15,7 @@ from metapkg.packages.models import ChangelogEntry
 from metapkg.packages.semver import SEMVER, SemVer
 
 FILENAME = "CHANGELOG.md"
+_UNRELEASED = re.compile(r"^##\s+\[?unreleased\]?\s*$", re.IGNORECASE)  # Keep a Changelog
 _HEADER = re.compile(r"^##\s+(\S+)\s+\((\d{4}-\d{2}-\d{2})\)\s*$")
 
 
@@ -33,7 +34,7 @@ def parse(text: str, path: str) -> tuple[tuple[ChangelogEntry, ...], list[Diagno
     for number, line in enumerate(lines, start=1):
         if line.lstrip().startswith("```"):
             in_fence = not in_fence
-        if in_fence or not line.startswith("## "):
+        if in_fence or not line.startswith("## ") or _UNRELEASED.match(line):
             body.append(line)
             continue
         header = _header(line, number, path, diags)
@@ -103,7 +104,7 @@ def check(folder: Path, display_folder: str, version: object) -> tuple[
                     f"{FILENAME} has no version entries; add '## {version} (YYYY-MM-DD)'",
                 )
             )
-        elif entries[0].version != version:
+        elif entries and entries[0].version != version:
             diags.append(
                 error(
                     "changelog-version",

@@ -42,6 +42,8 @@ def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
         config = json.loads(text.removeprefix("\ufeff"), object_pairs_hook=_no_duplicates)
     except (json.JSONDecodeError, _DuplicateKey) as exc:
         line = getattr(exc, "lineno", None)
+        if isinstance(exc, _DuplicateKey):
+            line = _line_of(text, f'"{exc.key}"', occurrence=2)
         return None, [error("mcp-json", display, f"invalid JSON: {_reason(exc)}", line)]
     if not isinstance(config, dict):
         return None, [error("mcp-json", display, "the file must hold one JSON object {...}")]
@@ -67,14 +69,16 @@ def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
 
 
 class _DuplicateKey(ValueError):
-    pass
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {key!r}; keep one")
+        self.key = key
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _DuplicateKey(f"duplicate key {key!r}; keep one")
+            raise _DuplicateKey(key)
         result[key] = value
     return result
 
@@ -235,6 +239,10 @@ def _check_placeholders(config: dict[str, Any], text: str, display: str) -> Iter
             )
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    index = text.find(needle)
-    return None if index < 0 else text.count("\n", 0, index) + 1
+def _line_of(text: str, needle: str, occurrence: int = 1) -> int | None:
+    index = -1
+    for _ in range(occurrence):
+        index = text.find(needle, index + 1)
+        if index < 0:
+            return None
+    return text.count("\n", 0, index) + 1

@@ -104,7 +104,7 @@ def check_version(fm: Frontmatter, path: str) -> Iterator[Diagnostic]:
         yield error(
             "version",
             path,
-            f"version {version!r} was read by YAML as a {type(version).__name__}; write a "
+            f"version {version} was read by YAML as a {type(version).__name__}; write a "
             f"3-segment version such as \"{_three_segments(version)}\" (quoted if in doubt)",
             line,
         )

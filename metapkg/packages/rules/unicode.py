@@ -21,7 +21,7 @@ def check(text: str, path: str) -> Iterator[Diagnostic]:
     if text.isascii() and not _ASCII_CONTROL.search(text):
         return  # the common case, decided in C
     for number, line in enumerate(text.split("\n"), start=1):
-        found = sorted({c for c in line if _hidden(c)})
+        found = sorted({c for i, c in enumerate(line) if _hidden(c) and not _emoji_joiner(line, i)})
         if found:
             names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in found)
             yield warning(
@@ -31,6 +31,15 @@ def check(text: str, path: str) -> Iterator[Diagnostic]:
                 f"reviewers see what the model reads",
                 number,
             )
+
+
+def _emoji_joiner(line: str, index: int) -> bool:
+    """U+200D between two symbols builds one emoji (👩‍💻); it hides nothing."""
+    if line[index] != "\u200d" or index == 0 or index + 1 >= len(line):
+        return False
+    return unicodedata.category(line[index - 1]) in ("So", "Mn") and unicodedata.category(
+        line[index + 1]
+    ) == "So"
 
 
 def _hidden(char: str) -> bool:
