@@ -1,0 +1,255 @@
+"""`FixtureGitHub`: a fake GitHub (API host + archive download host) on loopback."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Literal
+
+from fixture_server.archive import ArchiveCache
+from fixture_server.faults import FaultKind, FaultRule, FaultSet, canned, rate_limited
+from fixture_server.httpd import HostKind, LoopbackServer
+from fixture_server.loader import load_root
+from fixture_server.repos import RepoStore, make_repo
+from fixture_server.responses import Response, message
+from fixture_server.routes import Site, api_route, download_route
+
+API_HOST = "127.0.0.1"
+# A second loopback address, so the archive host is a different *host* from the API (as
+# codeload.github.com is), and clients must not carry the Authorization header over.
+DOWNLOAD_HOST = "127.0.0.2"
+
+_FULL_SHA = re.compile(r"[0-9a-fA-F]{40}")
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One request as the server saw it; `headers` has lowercased names."""
+
+    host: HostKind
+    method: str
+    path: str
+    headers: dict[str, str]
+    status: int
+
+
+class FixtureGitHub:
+    """Serves fixture repositories through the GitHub REST endpoints metapkg uses.
+
+    Repositories come from `root` (see `fixture_server.loader`) and/or `add_repo`. Faults
+    (`fail`, `rate_limit`, `truncate_archive`, `slow_body`) match request paths (with the
+    query string) by `re.search`, on both hosts, and fire exactly `times` times.
+    """
+
+    def __init__(self, root: Path | None = None, latency: float = 0.0) -> None:
+        # Seconds slept before answering every request on both hosts; change it any time.
+        self.latency = latency
+        self._store = RepoStore()
+        self._archives = ArchiveCache()
+        self._faults = FaultSet()
+        self._log: list[RequestRecord] = []
+        self._log_lock = threading.Lock()
+        self._token: str | None = None
+        self._servers: tuple[LoopbackServer, LoopbackServer] | None = None
+        self._site: Site | None = None
+        if root is not None:
+            for spec in load_root(Path(root)):
+                self.add_repo(
+                    spec.owner, spec.repo, spec.commits, spec.branches, spec.tags, spec.renamed_to
+                )
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._servers is not None:
+            raise RuntimeError("FixtureGitHub is already running")
+        api = LoopbackServer((API_HOST, 0), self, "api")
+        try:
+            download = LoopbackServer((DOWNLOAD_HOST, 0), self, "download")
+        except OSError:
+            # Not every OS routes all of 127/8 (macOS); a different port is still a
+            # different origin, which is what the Authorization rule is about.
+            download = LoopbackServer((API_HOST, 0), self, "download")
+        self._site = Site(self._store, self._archives, api.url, download.url)
+        self._servers = (api, download)
+        api.start()
+        download.start()
+
+    def stop(self) -> None:
+        servers, self._servers = self._servers, None
+        if servers is not None:
+            for server in servers:
+                server.close()
+
+    def __enter__(self) -> FixtureGitHub:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def api_url(self) -> str:
+        """`http://127.0.0.1:<port>`: the API base URL (no trailing slash)."""
+        return self._running_site().api_url
+
+    @property
+    def download_url(self) -> str:
+        """`http://127.0.0.2:<port>`: the archive host the tarball endpoint redirects to."""
+        return self._running_site().download_url
+
+    def _running_site(self) -> Site:
+        if self._site is None:
+            raise RuntimeError("FixtureGitHub has not been started")
+        return self._site
+
+    # -- repositories --------------------------------------------------------------------
+
+    def add_repo(
+        self,
+        owner: str,
+        repo: str,
+        commits: Mapping[str, Path],
+        branches: Mapping[str, str] | None = None,
+        tags: Mapping[str, str] | None = None,
+        renamed_to: str | None = None,
+    ) -> None:
+        """Add (or replace) a repository. Commit SHAs are computed from the folders now."""
+        self._store.put(make_repo(owner, repo, commits, branches or {}, tags or {}, renamed_to))
+
+    def add_commit(self, owner: str, repo: str, label: str, folder: Path) -> str:
+        """Add one more commit to an existing repository; returns its SHA."""
+        return self._store.add_commit(owner, repo, label, Path(folder))
+
+    def sha(self, owner: str, repo: str, ref_or_label: str) -> str:
+        """The commit SHA a branch, tag, fixture label or full SHA resolves to."""
+        commit = self._store.require(owner, repo).lookup(ref_or_label)
+        if commit is None:
+            raise KeyError(f"{owner}/{repo} has no ref or commit {ref_or_label!r}")
+        return commit.sha
+
+    def set_branch(self, owner: str, repo: str, branch: str, label: str) -> None:
+        """Point `branch` (created if needed) at the commit labelled `label`."""
+        self._store.set_branch(owner, repo, branch, label)
+
+    def set_archive(self, owner: str, repo: str, sha: str, data: bytes) -> None:
+        """Serve exactly `data` as the tarball of `sha` (which need not be a known commit)."""
+        if not _FULL_SHA.fullmatch(sha):
+            raise ValueError(f"not a full 40-hex SHA: {sha!r}")
+        self._archives.set_override(self._store.require(owner, repo).key, sha, data)
+
+    # -- faults --------------------------------------------------------------------------
+
+    def fail(
+        self,
+        path_regex: str,
+        status: int,
+        times: int = 1,
+        headers: dict[str, str] | None = None,
+        body: bytes = b"",
+    ) -> None:
+        """The next `times` matching requests get this status, headers and body."""
+        make = canned(status, headers, body)
+        self._faults.add(FaultRule(FaultKind.RESPOND, re.compile(path_regex), times, make))
+
+    def rate_limit(
+        self,
+        path_regex: str,
+        times: int = 1,
+        kind: Literal["403", "429"] = "403",
+        reset_after: float = 1.0,
+    ) -> None:
+        """403 with `X-RateLimit-Remaining: 0` and `X-RateLimit-Reset` (epoch seconds, now +
+        reset_after rounded up), or 429 with `Retry-After: ceil(reset_after)`."""
+        make = rate_limited(kind, reset_after)
+        self._faults.add(FaultRule(FaultKind.RESPOND, re.compile(path_regex), times, make))
+
+    def truncate_archive(self, path_regex: str, times: int = 1) -> None:
+        """The next `times` matching *archive* responses carry only the first half of the
+        gzip (with a matching Content-Length). Non-archive responses don't use it up."""
+        self._faults.add(FaultRule(FaultKind.TRUNCATE, re.compile(path_regex), times))
+
+    def slow_body(self, path_regex: str, seconds: float, times: int = 1, chunks: int = 4) -> None:
+        """Send the next `times` matching bodies in `chunks` pieces, sleeping
+        `seconds / chunks` before each (headers go out at once; an empty body is instead
+        delayed as a whole). A per-read timeout shorter than that gap will fire."""
+        rule = FaultRule(FaultKind.SLOW, re.compile(path_regex), times, None, seconds, chunks)
+        self._faults.add(rule)
+
+    def clear_faults(self) -> None:
+        self._faults.clear()
+
+    def require_token(self, token: str | None) -> None:
+        """When set, API requests need `Authorization: Bearer <token>` (or `token <token>`);
+        others get 401. The download host never checks."""
+        self._token = token
+
+    # -- request log ---------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RequestRecord]:
+        """A snapshot of the request log, oldest first."""
+        with self._log_lock:
+            return list(self._log)
+
+    def count(self, pattern: str, host: str | None = None) -> int:
+        """How many logged requests have a path (with query) matching `pattern` (re.search)."""
+        regex = re.compile(pattern)
+        return sum(
+            1
+            for record in self.requests
+            if regex.search(record.path) and (host is None or record.host == host)
+        )
+
+    def clear_log(self) -> None:
+        with self._log_lock:
+            self._log.clear()
+
+    # -- serving (called from the HTTP threads) ------------------------------------------
+
+    def handle(self, host: HostKind, method: str, path: str, headers: dict[str, str]) -> Response:
+        """Build the answer to one request, apply body faults and log it (before any byte is
+        sent, so a client that got a response always finds it in the log)."""
+        delay = self.latency
+        if delay > 0:
+            time.sleep(delay)
+        response = self._answer(host, path, headers)
+        if response.is_archive and self._faults.take(FaultKind.TRUNCATE, path):
+            response.body = response.body[: len(response.body) // 2]
+        slow = self._faults.take(FaultKind.SLOW, path)
+        if slow is not None:
+            response.trickle_seconds, response.trickle_chunks = slow.seconds, slow.chunks
+        with self._log_lock:
+            self._log.append(RequestRecord(host, method, path, headers, response.status))
+        return response
+
+    def _answer(self, host: HostKind, path: str, headers: dict[str, str]) -> Response:
+        fault = self._faults.take(FaultKind.RESPOND, path)
+        if fault is not None and fault.make is not None:
+            return fault.make()
+        site = self._running_site()
+        if host == "download":
+            return download_route(site, path)
+        denied = self._check_token(headers.get("authorization"))
+        return denied if denied is not None else api_route(site, path, headers)
+
+    def _check_token(self, authorization: str | None) -> Response | None:
+        expected = self._token
+        if expected is None:
+            return None
+        if not authorization:
+            return message(401, "Requires authentication")
+        scheme, _, value = authorization.partition(" ")
+        if scheme.lower() in ("bearer", "token") and value.strip() == expected:
+            return None
+        return message(401, "Bad credentials")
