@@ -56,3 +56,78 @@ def cli(tmp_path: Path) -> Any:
         return run_cli(*args, cwd=cwd, env={**base_env, **(env or {})})
 
     return run
+
+
+# -- building packages in temp dirs --------------------------------------------------------
+
+
+def _frontmatter(name: str, version: str, scope: str | None, deps: dict[str, list[str]],
+                 extra: str) -> str:
+    lines = ["---", f"name: {name}"]
+    if scope:
+        lines.append(f"scope: {scope}")
+    lines += [f"description: The {name} package.", f"version: {version}"]
+    if any(deps.values()):
+        lines.append("dependencies:")
+        for group, items in deps.items():
+            if items:
+                lines.append(f"  {group}:")
+                lines += [f"    - {json.dumps(item)}" for item in items]
+    if extra:
+        lines.append(extra.rstrip("\n"))
+    lines.append("---")
+    return "\n".join(lines) + f"\n# {name}\n\nInstructions for {name}.\n"
+
+
+def write_changelog(folder: Path, version: str) -> None:
+    (folder / "CHANGELOG.md").write_text(f"# Changelog\n\n## {version} (2026-01-15)\n\n- Release.\n")
+
+
+def make_skill(root: Path, name: str, version: str = "1.0.0", scope: str | None = "acme",
+               skills: list[str] | None = None, mcps: list[str] | None = None,
+               extra: str = "", files: dict[str, str] | None = None) -> Path:
+    folder = root / "skills" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    text = _frontmatter(name, version, scope, {"skills": skills or [], "mcps": mcps or []}, extra)
+    (folder / "SKILL.md").write_text(text)
+    write_changelog(folder, version)
+    for relative, content in (files or {}).items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(content)
+    return folder
+
+
+def make_agent(root: Path, name: str, version: str = "1.0.0", scope: str | None = "acme",
+               skills: list[str] | None = None, mcps: list[str] | None = None) -> Path:
+    folder = root / "agents" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    text = _frontmatter(name, version, scope, {"skills": skills or [], "mcps": mcps or []}, "")
+    (folder / "AGENTS.md").write_text(text)
+    write_changelog(folder, version)
+    return folder
+
+
+def make_mcp(root: Path, fqn: str, args: list[str] | None = None, **fields: Any) -> Path:
+    folder = root / "mcps"
+    folder.mkdir(parents=True, exist_ok=True)
+    config = {"_meta": {"name": fqn}, "type": "stdio", "command": "npx",
+              "args": args if args is not None else ["-y", f"{fqn.split('/')[-1]}@1"], **fields}
+    path = folder / (fqn.replace("/", "_") + ".json")
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    return path
+
+
+def file_origin(path: Path) -> str:
+    return f"file:{path.as_posix()}"
+
+
+def write_manifest(project: Path, agents: list[str] | None = None, skills: list[str] | None = None,
+                   mcps: list[str] | None = None, extra: str = "") -> Path:
+    project.mkdir(parents=True, exist_ok=True)
+    lines = ["dependencies:"]
+    for group, items in (("agents", agents), ("skills", skills), ("mcps", mcps)):
+        lines.append(f"  {group}:" + ("" if items else " []"))
+        lines += [f"    - {json.dumps(item) if isinstance(item, str) else item}" for item in items or []]
+    text = "\n".join(lines) + "\n" + extra
+    (project / "metapkg.yaml").write_text(text)
+    return project / "metapkg.yaml"

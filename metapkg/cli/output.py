@@ -38,3 +38,24 @@ def status(message: str, quiet: bool = False) -> None:
     """Progress and summaries go to stderr, so stdout stays data."""
     if not quiet:
         print(message, file=sys.stderr)
+
+
+class Progress:
+    """A one-line counter on a terminal ("Fetching 12/40"); silent anywhere else."""
+
+    def __init__(self, verb: str, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.verb = verb
+        self.enabled = self.stream.isatty() and os.environ.get("TERM") != "dumb"
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.enabled:
+            self.stream.write(f"\r\033[2K{self.verb} {done}/{total}")
+            self.stream.flush()
+            self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[2K")
+            self.stream.flush()

@@ -1,0 +1,147 @@
+"""``metapkg install`` and ``metapkg lock``."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from metapkg import __version__
+from metapkg.diagnostics import Diagnostic, LockError, error
+from metapkg.provision import state
+from metapkg.provision.mcpjson import placeholder_values
+from metapkg.provision.stage import STATE_DIR, recover
+
+if TYPE_CHECKING:
+    from metapkg.actions.resolution import Resolution
+    from metapkg.provision.apply import Applied
+
+# The up-to-date check above must stay cheap: everything that resolves, parses YAML or
+# talks HTTP is imported inside the functions that need it.
+
+
+@dataclass(frozen=True)
+class InstallReport:
+    up_to_date: bool
+    resolution: Resolution | None = None
+    applied: Applied | None = None
+    recovered: tuple[str, ...] = ()
+
+
+@contextlib.contextmanager
+def project_lock(project: Path) -> Iterator[None]:
+    """Serialize metapkg runs that write one project (a second one waits here)."""
+    from filelock import FileLock
+
+    (project / STATE_DIR).mkdir(exist_ok=True)
+    with FileLock(str(project / STATE_DIR / "lock")):
+        yield
+
+
+def install(
+    project: Path,
+    frozen: bool = False,
+    offline: bool = False,
+    workers: int = 16,
+    progress: Callable[[int, int], None] | None = None,
+) -> InstallReport:
+    values = placeholder_values(project)
+    if state.up_to_date(project, values, __version__):
+        return InstallReport(up_to_date=True)
+    from metapkg.actions.resolution import resolve_project
+    from metapkg.fetch.router import FetchOptions
+    from metapkg.origins import FileOrigin
+    from metapkg.provision.apply import apply
+
+    with project_lock(project):
+        recovered = tuple(recover(project))
+        options = FetchOptions(offline=offline, frozen=frozen, workers=workers)
+        resolution = resolve_project(project, options, progress)
+        if frozen:
+            check_frozen(resolution)
+        lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
+        applied = apply(project, resolution.plan, resolution.old_lock, lock_text, values)
+        file_roots = [
+            str(node.fetched.path)
+            for node in resolution.resolved.packages.values()
+            if isinstance(node.origin, FileOrigin)
+        ]
+        state.save(
+            project,
+            state.snapshot(project, resolution.lock.provisioned, file_roots, values, __version__),
+        )
+    return InstallReport(False, resolution, applied, recovered)
+
+
+def lock(project: Path, check: bool = False, offline: bool = False) -> Resolution:
+    """Resolve and write metapkg.lock only; with ``check``, raise if it would change."""
+    from metapkg.actions.resolution import resolve_project
+    from metapkg.fetch.router import FetchOptions
+    from metapkg.lock import format as lockfmt
+
+    with project_lock(project):
+        resolution = resolve_project(project, FetchOptions(offline=offline))
+        if check:
+            if resolution.lock_changed:
+                raise LockError(stale_reasons(resolution))
+            return resolution
+        if resolution.lock_changed:
+            path = project / lockfmt.FILENAME
+            temporary = path.with_name(path.name + ".tmp")
+            temporary.write_text(resolution.lock_text, encoding="utf-8", newline="\n")
+            temporary.replace(path)
+            state.forget(project)  # the provisioned files no longer match the lock
+    return resolution
+
+
+def check_frozen(resolution: Resolution) -> None:
+    from metapkg.lock import format as lockfmt
+
+    if resolution.old_lock is None:
+        raise LockError.single(
+            "lock",
+            lockfmt.FILENAME,
+            "--frozen needs a metapkg.lock, and there is none; run `metapkg lock` and commit it",
+        )
+    if resolution.lock_changed:
+        raise LockError(stale_reasons(resolution))
+
+
+def stale_reasons(resolution: Resolution) -> list[Diagnostic]:
+    """Why the lock on disk is not what the manifest and the packages give now."""
+    from metapkg.lock import format as lockfmt
+
+    old, new = resolution.old_lock, resolution.lock
+    hint = "run `metapkg lock` (or `metapkg install`) and commit metapkg.lock"
+    if old is None:
+        return [error("lock", lockfmt.FILENAME, f"there is no metapkg.lock yet; {hint}")]
+    reasons = []
+    old_packages = {p.key: p for p in old.packages}
+    new_packages = {p.key: p for p in new.packages}
+    for key in sorted(old_packages.keys() | new_packages.keys()):
+        before, after = old_packages.get(key), new_packages.get(key)
+        label = f"{key[0]} {key[1]}"
+        if before is None:
+            reasons.append(f"{label} is required but not locked")
+        elif after is None:
+            reasons.append(f"{label} is locked but no longer required")
+        elif before.integrity != after.integrity:
+            reasons.append(
+                f"the content of {label} does not match the lock "
+                f"(locked {before.integrity[:19]}..., found {after.integrity[:19]}...)"
+            )
+        elif before != after:
+            reasons.append(f"{label} is locked differently (origin, version or dependencies)")
+    if not reasons:
+        reasons.append("the manifest's requirements, targets or overrides changed")
+    return [
+        error(
+            "integrity" if "content of" in reason else "lock",
+            lockfmt.FILENAME,
+            f"metapkg.lock is out of date: {reason}; {hint}",
+        )
+        for reason in reasons
+    ]

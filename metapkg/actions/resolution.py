@@ -1,0 +1,171 @@
+"""The shared first half of install, lock and update: manifest -> crawl -> resolve -> lock.
+
+Nothing here writes to the project; the result says what the lock and the provisioned
+files should become.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from metapkg import manifest as manifest_file
+from metapkg.diagnostics import (
+    Diagnostic,
+    PackageError,
+    ResolutionError,
+    error,
+)
+from metapkg.fetch.crawl import Node, crawl
+from metapkg.fetch.router import FetchOptions, Sources
+from metapkg.lock import format as lockfmt
+from metapkg.manifest import Manifest
+from metapkg.origins import FileOrigin, Origin
+from metapkg.packages.models import Mcp, Skill
+from metapkg.provision.mcpjson import server_entry
+from metapkg.provision.plan import Plan, plan_placements
+from metapkg.resolve import Resolved, resolve
+
+
+@dataclass(frozen=True)
+class Resolution:
+    manifest: Manifest
+    old_lock: lockfmt.Lockfile | None
+    old_lock_text: str | None
+    resolved: Resolved
+    plan: Plan
+    lock: lockfmt.Lockfile
+    lock_text: str
+    warnings: tuple[Diagnostic, ...]
+
+    @property
+    def lock_changed(self) -> bool:
+        return self.lock_text != self.old_lock_text
+
+
+def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
+    path = project / lockfmt.FILENAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    return lockfmt.parse(text), text
+
+
+def resolve_project(
+    project: Path,
+    options: FetchOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    use_pins: bool = True,
+) -> Resolution:
+    manifest = manifest_file.read(project)
+    old_lock, old_text = read_lock(project)
+    options = options or FetchOptions()
+    if use_pins and old_lock is not None:
+        from metapkg.fetch.source import RefPin
+
+        pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in old_lock.pins)
+        options = FetchOptions(pins, options.offline, options.frozen, options.workers,
+                               options.unpinned_repos)
+    sources = Sources(options)
+    try:
+        crawled = crawl(manifest.dependencies, manifest.overrides, sources, options.workers, progress)
+        pins = tuple(sources.used_pins())
+    finally:
+        sources.close()
+    if crawled.problems:
+        raise ResolutionError(crawled.problems)
+    errors = [d for n in crawled.nodes.values() for d in n.diagnostics if d.severity == "error"]
+    if errors:
+        raise PackageError(errors)
+    resolved = resolve(manifest.dependencies, crawled, manifest.overrides)
+    _check_trust(manifest, resolved)
+    plan = plan_placements(resolved, manifest.targets)
+    lock = _lockfile(project, manifest, resolved, plan, pins)
+    warnings = tuple(
+        d
+        for key in resolved.order
+        for d in resolved.packages[key].diagnostics
+        if d.severity == "warning" and not _local_file_origin(resolved.packages[key], d)
+    )
+    return Resolution(manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings)
+
+
+def _local_file_origin(node: Node, diagnostic: Diagnostic) -> bool:
+    """A local package pointing at local files is development, not a publishing mistake."""
+    return diagnostic.rule == "file-origin" and isinstance(node.origin, FileOrigin)
+
+
+def _check_trust(manifest: Manifest, resolved: Resolved) -> None:
+    problems = []
+    for key in resolved.order:
+        package = resolved.packages[key].package
+        if isinstance(package, Skill) and package.metaskill and not manifest.trusts_metaskill(package.fqn):
+            problems.append(
+                error(
+                    "untrusted-metaskill",
+                    str(resolved.packages[key].origin),
+                    f"{package.label} ships a metaskill program ({package.metaskill.path}), which "
+                    f"is code an agent can run. If you trust it, add '{package.fqn}' (or "
+                    f"'{package.scope or package.fqn}/*') to trust.metaskills in metapkg.yaml",
+                )
+            )
+    if problems:
+        raise ResolutionError(problems)
+
+
+def lock_origin(origin: Origin, project: Path) -> str:
+    """How the lock writes an origin: file: paths inside the project stay relative."""
+    if isinstance(origin, FileOrigin):
+        base = project.absolute().as_posix()
+        if origin.path == base:
+            return "file:."
+        if origin.path.startswith(base + "/"):
+            return "file:./" + origin.path[len(base) + 1 :]
+    return str(origin)
+
+
+def _locked_package(node: Node, resolved: Resolved, project: Path) -> lockfmt.LockedPackage:
+    package = node.package
+    key = node.package_key
+    return lockfmt.LockedPackage(
+        kind=package.kind,
+        fqn=package.fqn,
+        version=package.version,
+        origin=lock_origin(node.origin, project),
+        commit=node.fetched.commit,
+        integrity=node.integrity,
+        dependencies=resolved.dependencies.get(key, ()),
+        metaskill=package.metaskill.path if isinstance(package, Skill) and package.metaskill else None,
+        server=server_entry(package.config or {}) if isinstance(package, Mcp) else None,
+    )
+
+
+def _lockfile(
+    project: Path, manifest: Manifest, resolved: Resolved, plan: Plan, pins: tuple[object, ...]
+) -> lockfmt.Lockfile:
+    used_commits = {
+        (n.fetched.pin.repo, n.fetched.pin.ref)
+        for n in resolved.packages.values()
+        if n.fetched.pin is not None
+    }
+    return lockfmt.Lockfile(
+        targets=manifest.targets,
+        requires=tuple(
+            lockfmt.Requirement(key[0], key[1], lock_origin(dep.origin, project), dep.constraint)
+            for dep, key in resolved.roots
+        ),
+        overrides=tuple(
+            lockfmt.Override(fqn, lock_origin(origin, project))
+            for fqn, origin in manifest.overrides.items()
+        ),
+        pins=tuple(
+            lockfmt.Pin(p.repo, p.ref, p.commit)  # type: ignore[attr-defined]
+            for p in pins
+            if (p.repo, p.ref) in used_commits  # type: ignore[attr-defined]
+        ),
+        packages=tuple(_locked_package(resolved.packages[k], resolved, project) for k in resolved.order),
+        provisioned=tuple(plan.paths),
+        mcp_servers=tuple(plan.servers),
+    )

@@ -1,0 +1,104 @@
+"""metapkg install [--frozen] [--offline]"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from metapkg.cli.output import status
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--frozen",
+        action="store_true",
+        help="never write metapkg.lock; fail if it is missing or out of date (CI)",
+    )
+    add_fetch_options(parser)
+
+
+def add_fetch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        default=os.environ.get("METAPKG_OFFLINE") == "1",
+        help="use only the download cache (also METAPKG_OFFLINE=1)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=int(os.environ.get("METAPKG_JOBS", "16")),
+        metavar="N",
+        help="parallel downloads (default 16)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    from metapkg.actions.install import install
+
+    report_install(
+        lambda progress: install(
+            Path.cwd(), frozen=args.frozen, offline=args.offline, workers=args.jobs,
+            progress=progress,
+        ),
+        args.quiet,
+        started,
+    )
+    return 0
+
+
+def report_install(action: object, quiet: bool, started: float) -> None:
+    """Run an install-like action with progress, then print what changed."""
+    from metapkg.cli.output import Progress, print_diagnostics
+
+    progress = Progress("Fetching")
+    try:
+        report = action(progress)  # type: ignore[operator]
+    finally:
+        progress.clear()
+    if report.up_to_date:
+        status("Already up to date", quiet)
+        return
+    resolution, applied = report.resolution, report.applied
+    if not quiet:
+        print_diagnostics(resolution.warnings)
+    for name in report.recovered:
+        status(f"Rolled back an interrupted install ({name})", quiet)
+    count = len(resolution.lock.packages)
+    elapsed = time.perf_counter() - started
+    status(f"Resolved {count} package{'s' * (count != 1)} in {elapsed:.2f}s", quiet)
+    for line in changes(resolution.old_lock, resolution.lock):
+        status(line, quiet)
+    if applied.copied or applied.removed or applied.mcp_changed:
+        status(
+            f"Provisioned {len(applied.copied)} path(s), removed {len(applied.removed)}"
+            + (", updated .mcp.json" if applied.mcp_changed else ""),
+            quiet,
+        )
+    if applied.lock_written:
+        status("Wrote metapkg.lock", quiet)
+    sys.stderr.flush()
+
+
+def changes(old: object, new: object) -> list[str]:
+    """` + skill acme/x 1.0.0` lines for what a new lock adds, changes or drops."""
+    before = {p.key: p for p in old.packages} if old is not None else {}  # type: ignore[attr-defined]
+    after = {p.key: p for p in new.packages}  # type: ignore[attr-defined]
+    lines = []
+    order = {"agent": 0, "skill": 1, "mcp": 2}
+    for key in sorted(before.keys() | after.keys(), key=lambda k: (order[k[0]], k[1])):
+        a, b = before.get(key), after.get(key)
+        label = f"{key[0]} {key[1]}"
+        if a is None:
+            lines.append(f" + {label} {b.version or ''}".rstrip())
+        elif b is None:
+            lines.append(f" - {label} {a.version or ''}".rstrip())
+        elif a.version != b.version:
+            lines.append(f" ~ {label} {a.version} -> {b.version}")
+        elif a.integrity != b.integrity or a.commit != b.commit:
+            lines.append(f" ~ {label} {b.version or ''} (content changed)".replace("  ", " "))
+    return lines

@@ -1,0 +1,1 @@
+"""Getting packages onto local disk: sources (file:, GitHub), the cache, the crawl."""

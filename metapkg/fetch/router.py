@@ -1,0 +1,54 @@
+"""One Source that sends each origin to the right implementation.
+
+The GitHub source (and with it httpx) is created only when a GitHub origin is fetched,
+so projects with only ``file:`` origins never import the HTTP stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from metapkg.fetch.file import FileSource
+from metapkg.fetch.source import Fetched, RefPin
+from metapkg.origins import FileOrigin, Origin
+
+if TYPE_CHECKING:
+    from metapkg.fetch.github import GitHubSource
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    pins: tuple[RefPin, ...] = ()  # from the lock: reused instead of asking GitHub
+    offline: bool = False  # never touch the network
+    frozen: bool = False  # refs must come from pins; archives may still be downloaded
+    workers: int = 16
+    unpinned_repos: frozenset[str] = field(default_factory=frozenset)  # `update`: ignore pins
+
+
+class Sources:
+    def __init__(self, options: FetchOptions | None = None) -> None:
+        self.options = options or FetchOptions()
+        self._file = FileSource()
+        self._github: GitHubSource | None = None
+
+    def fetch(self, origin: Origin) -> Fetched:
+        if isinstance(origin, FileOrigin):
+            return self._file.fetch(origin)
+        return self.github.fetch(origin)
+
+    @property
+    def github(self) -> GitHubSource:
+        if self._github is None:
+            from metapkg.fetch.github import GitHubSource
+
+            self._github = GitHubSource(self.options)
+        return self._github
+
+    def used_pins(self) -> Iterable[RefPin]:
+        return self._github.used_pins() if self._github is not None else ()
+
+    def close(self) -> None:
+        if self._github is not None:
+            self._github.close()

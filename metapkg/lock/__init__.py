@@ -1,0 +1,1 @@
+"""metapkg.lock: its format (read, write, byte-stable) and the integrity hash."""

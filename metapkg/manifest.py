@@ -1,0 +1,223 @@
+"""metapkg.yaml: read it strictly, and edit it without losing the author's comments.
+
+Reading uses the fast safe loader (metapkg.yamlsafe). Editing (``add``, ``remove``,
+``init``) uses ruamel.yaml's round-trip mode, which keeps comments, order and quoting;
+it is slower, so it is only imported for edits.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from metapkg import yamlsafe
+from metapkg.diagnostics import Diagnostic, ManifestError, error
+from metapkg.origins import Origin, OriginSyntaxError, parse_origin
+from metapkg.packages.models import PLURAL, Dependency, Kind
+from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
+
+FILENAME = "metapkg.yaml"
+TARGETS = ("agents", "claude")
+DEFAULT_TARGETS = ("agents", "claude")
+_TOP_LEVEL = ("dependencies", "targets", "overrides", "trust")
+
+STARTER = """\
+# metapkg.yaml: what this project needs. Edit by hand or with `metapkg add` / `metapkg remove`.
+dependencies:
+  agents: []
+  skills: []
+  mcps: []
+targets: [agents, claude]        # where skills and agents are provisioned
+overrides: {}                    # fqn -> origin, to settle a conflict deliberately
+trust:
+  metaskills: []                 # fqn globs whose SKILL.star programs may be installed
+"""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: Path
+    dependencies: tuple[Dependency, ...]
+    targets: tuple[str, ...] = DEFAULT_TARGETS
+    overrides: Mapping[str, Origin] = field(default_factory=dict)
+    trusted_metaskills: tuple[str, ...] = ()
+
+    @property
+    def project(self) -> Path:
+        return self.path.parent
+
+    def trusts_metaskill(self, fqn: str) -> bool:
+        return any(fnmatch.fnmatchcase(fqn, pattern) for pattern in self.trusted_metaskills)
+
+
+def read(project: Path) -> Manifest:
+    path = project / FILENAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ManifestError.single(
+            "manifest", FILENAME, "no metapkg.yaml here; run `metapkg init` to create one"
+        ) from None
+    return parse(text, path)
+
+
+def parse(text: str, path: Path) -> Manifest:
+    display = path.name
+    try:
+        data = yamlsafe.load(text)
+    except yamlsafe.YamlProblem as exc:
+        raise ManifestError.single("manifest", display, exc.message, exc.line) from None
+    top = data.value if data.value is not None else {}
+    if not isinstance(top, dict):
+        raise ManifestError.single("manifest", display, "metapkg.yaml must be a mapping", 1)
+    diags: list[Diagnostic] = [
+        error(
+            "manifest",
+            display,
+            f"unknown field {key!r}; metapkg.yaml has {', '.join(_TOP_LEVEL)}",
+            data.line(key),
+        )
+        for key in top
+        if key not in _TOP_LEVEL
+    ]
+    ctx = DependencyContext(
+        display, allowed=("agents", "skills", "mcps"), base_dir=path.parent, in_package=False
+    )
+    deps, dep_diags = parse_dependencies(top.get("dependencies"), data.line, ctx)
+    diags.extend(dep_diags)
+    targets = _targets(top.get("targets", list(DEFAULT_TARGETS)), data, display, diags)
+    overrides = _overrides(top.get("overrides") or {}, data, path.parent, display, diags)
+    trusted = _trust(top.get("trust") or {}, data, display, diags)
+    if diags:
+        raise ManifestError(diags)
+    return Manifest(path, deps, targets, overrides, trusted)
+
+
+def _targets(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> tuple[
+    str, ...
+]:
+    if not isinstance(value, list) or not all(isinstance(t, str) and t in TARGETS for t in value):
+        diags.append(
+            error(
+                "manifest",
+                display,
+                f"'targets' must be a list drawn from {', '.join(TARGETS)} (e.g. [agents, claude])",
+                data.line("targets"),
+            )
+        )
+        return DEFAULT_TARGETS
+    return tuple(dict.fromkeys(value))
+
+
+def _overrides(
+    value: Any, data: yamlsafe.Located, base: Path, display: str, diags: list[Diagnostic]
+) -> dict[str, Origin]:
+    if not isinstance(value, dict):
+        diags.append(
+            error("manifest", display, "'overrides' must map fqn -> origin", data.line("overrides"))
+        )
+        return {}
+    overrides: dict[str, Origin] = {}
+    for fqn, text in value.items():
+        try:
+            overrides[str(fqn)] = parse_origin(text, base)
+        except OriginSyntaxError as exc:
+            diags.append(error("origin", display, str(exc), data.line("overrides", fqn)))
+    return overrides
+
+
+def _trust(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> tuple[
+    str, ...
+]:
+    globs = value.get("metaskills", []) if isinstance(value, dict) else None
+    if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
+        diags.append(
+            error(
+                "manifest",
+                display,
+                "'trust.metaskills' must be a list of fqn globs such as acme/*",
+                data.line("trust"),
+            )
+        )
+        return ()
+    return tuple(globs)
+
+
+# -- editing (round-trip) ----------------------------------------------------------------
+
+
+def _round_trip() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    return yaml
+
+
+def edit_add(path: Path, kind: Kind, origin_text: str) -> bool:
+    """Append an origin under dependencies.<kind>s unless an equal one is there already."""
+    yaml = _round_trip()
+    document = yaml.load(path.read_text(encoding="utf-8")) or {}
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    deps = document.setdefault("dependencies", CommentedMap())
+    if deps is None:
+        deps = document["dependencies"] = CommentedMap()
+    group = deps.get(PLURAL[kind])
+    if group is None:
+        group = deps[PLURAL[kind]] = CommentedSeq()
+    if not isinstance(group, list):
+        raise ManifestError.single(
+            "manifest", FILENAME, f"dependencies.{PLURAL[kind]} is not a list; fix it by hand"
+        )
+    wanted = parse_origin(origin_text, path.parent)
+    for item in group:
+        text = item.get("origin") if isinstance(item, dict) else item
+        try:
+            if parse_origin(text, path.parent) == wanted:
+                return False
+        except OriginSyntaxError:
+            continue
+    if hasattr(group, "fa"):
+        group.fa.set_block_style()
+    group.append(origin_text)
+    _write(path, yaml, document)
+    return True
+
+
+def edit_remove(path: Path, origins: list[Origin]) -> int:
+    """Remove every dependency whose origin is one of ``origins``; return how many."""
+    yaml = _round_trip()
+    document = yaml.load(path.read_text(encoding="utf-8")) or {}
+    deps = document.get("dependencies") or {}
+    removed = 0
+    for group in deps.values():
+        if not isinstance(group, list):
+            continue
+        for index in reversed(range(len(group))):
+            item = group[index]
+            text = item.get("origin") if isinstance(item, dict) else item
+            try:
+                if parse_origin(text, path.parent) in origins:
+                    del group[index]
+                    removed += 1
+            except OriginSyntaxError:
+                continue
+    if removed:
+        _write(path, yaml, document)
+    return removed
+
+
+def _write(path: Path, yaml: Any, document: Any) -> None:
+    import io
+
+    buffer = io.StringIO()
+    yaml.dump(document, buffer)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(buffer.getvalue(), encoding="utf-8")
+    temporary.replace(path)

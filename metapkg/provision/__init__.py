@@ -1,0 +1,1 @@
+"""Provisioning: put the resolved packages where agent hosts look, all or nothing."""

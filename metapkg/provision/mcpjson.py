@@ -1,0 +1,79 @@
+"""``.mcp.json`` in Claude Code's shape: ``{"mcpServers": {"<_meta.name>": {...}}}``.
+
+metapkg owns only the server keys it wrote (recorded in the lock). Every other key, and
+every other top-level field, is kept as it was, in its order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Set
+from pathlib import Path
+from typing import Any
+
+from metapkg.diagnostics import ProvisionError, error
+from metapkg.packages import placeholders
+
+FILENAME = ".mcp.json"
+
+
+def shared_dir() -> str:
+    configured = os.environ.get("METAPKG_SHARED_DIR")
+    if configured:
+        return Path(configured).absolute().as_posix()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("metapkg", appauthor=False)).as_posix() + "/shared"
+
+
+def placeholder_values(project: Path) -> dict[str, str]:
+    return {"workspaceDir": project.absolute().as_posix(), "sharedDir": shared_dir()}
+
+
+def server_entry(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The config as the lock records it: everything but ``_meta``."""
+    return {key: value for key, value in config.items() if key != "_meta"}
+
+
+def merge(
+    existing: str | None,
+    owned_before: Set[str],
+    servers: Mapping[str, Mapping[str, Any]],
+    values: Mapping[str, str],
+) -> str | None:
+    """The new .mcp.json text, or None when there is nothing to write or keep."""
+    document: dict[str, Any] = {}
+    if existing is not None:
+        try:
+            document = json.loads(existing)
+        except json.JSONDecodeError as exc:
+            raise ProvisionError.single(
+                "mcp-json",
+                FILENAME,
+                f"{FILENAME} is not valid JSON ({exc.msg}); fix it or move it away, then "
+                f"install again",
+                exc.lineno,
+            ) from None
+        if not isinstance(document, dict) or not isinstance(
+            document.get("mcpServers", {}), dict
+        ):
+            raise ProvisionError.single(
+                "mcp-json", FILENAME, f'{FILENAME} must be an object with an "mcpServers" object'
+            )
+    current: dict[str, Any] = dict(document.get("mcpServers", {}))
+    for name in owned_before:
+        current.pop(name, None)
+    for name in sorted(servers):
+        if name in current:
+            raise ProvisionError.single(
+                "name-collision",
+                FILENAME,
+                f'mcpServers["{name}"] exists and was not written by metapkg; remove or '
+                f"rename that entry to let metapkg provision it",
+            )
+        current[name] = placeholders.substitute(dict(servers[name]), values)
+    if existing is None and not current:
+        return None
+    document["mcpServers"] = current
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,64 @@
+"""What the project should look like: every provisioned path and MCP server, and who owns it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from metapkg.diagnostics import ProvisionError, error
+from metapkg.packages.models import Kind, Mcp
+from metapkg.provision.hosts import placements
+from metapkg.provision.mcpjson import server_entry
+from metapkg.resolve import Resolved
+
+Key = tuple[Kind, str]
+
+
+@dataclass(frozen=True)
+class Placement:
+    path: str  # project-relative, "/"-separated
+    source: Path  # the local folder or file copied there
+    key: Key
+    integrity: str  # of the package; an unchanged package need not be copied again
+
+
+@dataclass(frozen=True)
+class Plan:
+    placements: tuple[Placement, ...]
+    servers: Mapping[str, Mapping[str, Any]]  # .mcp.json key -> config without _meta
+
+    @property
+    def paths(self) -> list[str]:
+        return [p.path for p in self.placements]
+
+
+def plan_placements(resolved: Resolved, targets: Sequence[str]) -> Plan:
+    by_path: dict[str, Placement] = {}
+    servers: dict[str, Mapping[str, Any]] = {}
+    problems = []
+    for key in resolved.order:
+        node = resolved.packages[key]
+        package = node.package
+        if isinstance(package, Mcp):
+            servers[package.fqn] = server_entry(package.config or {})
+            continue
+        for path, inner in placements(package.kind, package.name, targets):
+            source = package.source / inner if inner else package.source
+            other = by_path.get(path)
+            if other is not None:
+                problems.append(
+                    error(
+                        "name-collision",
+                        path,
+                        f"{package.label} and {other.key[0]} {other.key[1]} would both be "
+                        f"provisioned at {path}; packages of one kind need distinct names. "
+                        f"Drop one of them, or settle it with overrides in metapkg.yaml",
+                    )
+                )
+                continue
+            by_path[path] = Placement(path, source, key, node.integrity)
+    if problems:
+        raise ProvisionError(problems)
+    return Plan(tuple(by_path[p] for p in sorted(by_path)), servers)

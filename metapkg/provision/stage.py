@@ -1,0 +1,180 @@
+"""All-or-nothing changes to the project: stage, then rename, with a journal.
+
+Everything an install writes is first built under ``.metapkg/tx-<id>/stage/`` (same file
+system as the project, so renames are atomic). Committing moves each replaced path into
+``backup/``, renames the staged one into place, and writes the lock last. A journal listing
+every operation is written before the first rename; if the process dies half-way, the
+next metapkg run finds the journal and puts every path back (``recover``). Only after the
+lock is in place is the journal marked committed and the backups deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from metapkg.diagnostics import ProvisionError, error
+
+STATE_DIR = ".metapkg"
+_JOURNAL = "journal.json"
+_COMMITTED = "committed"
+
+
+@dataclass(frozen=True)
+class Operation:
+    path: str  # project-relative, "/"-separated
+    staged: bool  # True: a staged replacement is renamed in; False: the path is removed
+    had_original: bool
+
+
+class Transaction:
+    def __init__(self, project: Path) -> None:
+        self.project = project
+        self.root = project / STATE_DIR / f"tx-{uuid.uuid4().hex[:12]}"
+        self.stage = self.root / "stage"
+        self.backup = self.root / "backup"
+        self._operations: dict[str, bool] = {}  # path -> staged?
+        self.stage.mkdir(parents=True)
+
+    # -- building ---------------------------------------------------------------------
+
+    def staged_path(self, relative: str) -> Path:
+        """Where to build the new content of ``relative``; registers the operation."""
+        self._operations[relative] = True
+        target = self.stage / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+
+    def write_text(self, relative: str, text: str) -> None:
+        self.staged_path(relative).write_text(text, encoding="utf-8", newline="\n")
+
+    def remove(self, relative: str) -> None:
+        self._operations.setdefault(relative, False)
+
+    @property
+    def empty(self) -> bool:
+        return not self._operations
+
+    # -- committing -------------------------------------------------------------------
+
+    def commit(self, last: tuple[str, ...] = ()) -> None:
+        """Apply every operation; the paths in ``last`` (the lock) go after all others."""
+        order = sorted(self._operations, key=lambda p: (p in last, last.index(p) if p in last else 0, p))
+        operations = [
+            Operation(p, self._operations[p], os.path.lexists(self.project / p)) for p in order
+        ]
+        self._write_journal(operations, self._missing_folders(operations))
+        try:
+            for count, operation in enumerate(operations, start=1):
+                _failpoint(count)
+                self._apply(operation)
+        except BaseException as exc:
+            rollback(self.root, self.project)
+            if isinstance(exc, OSError):
+                raise ProvisionError(
+                    [error("provision", exc.filename or str(self.project),
+                           f"could not write the project ({exc.strerror}); nothing was changed")]
+                ) from None
+            raise
+        (self.root / _COMMITTED).touch()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def _missing_folders(self, operations: list[Operation]) -> list[str]:
+        """Folders the commit will create (so an undo can remove exactly those)."""
+        missing: dict[str, None] = {}
+        for operation in operations:
+            folder = Path(operation.path).parent
+            while folder != Path(".") and not (self.project / folder).exists():
+                missing[folder.as_posix()] = None
+                folder = folder.parent
+        return sorted(missing, key=len)
+
+    def _write_journal(self, operations: list[Operation], created: list[str]) -> None:
+        journal = {
+            "operations": [
+                {"path": o.path, "staged": o.staged, "had_original": o.had_original}
+                for o in operations
+            ],
+            "created_folders": created,
+        }
+        path = self.root / _JOURNAL
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(journal, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def _apply(self, operation: Operation) -> None:
+        target = self.project / operation.path
+        if operation.had_original:
+            backup = self.backup / operation.path
+            backup.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(target, backup)
+        if operation.staged:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.stage / operation.path, target)
+
+
+def rollback(root: Path, project: Path) -> None:
+    """Undo a transaction's applied operations, newest first, from its journal."""
+    try:
+        journal = json.loads((root / _JOURNAL).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        shutil.rmtree(root, ignore_errors=True)
+        return
+    for entry in reversed(journal["operations"]):
+        target = project / entry["path"]
+        backup = root / "backup" / entry["path"]
+        if entry["had_original"]:
+            if os.path.lexists(backup):
+                _delete(target)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(backup, target)
+        elif entry["staged"]:
+            _delete(target)
+    for folder in reversed(journal.get("created_folders", [])):
+        with contextlib.suppress(OSError):
+            (project / folder).rmdir()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def recover(project: Path) -> list[str]:
+    """Finish or undo transactions a killed metapkg left behind; return what was undone."""
+    state = project / STATE_DIR
+    if not state.is_dir():
+        return []
+    undone = []
+    for root in sorted(state.glob("tx-*")):
+        if (root / _COMMITTED).exists() or not (root / _JOURNAL).exists():
+            shutil.rmtree(root, ignore_errors=True)
+            continue
+        rollback(root, project)
+        undone.append(root.name)
+    return undone
+
+
+def _delete(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        path.unlink()
+
+
+def _failpoint(count: int) -> None:
+    """Testing hook: METAPKG_FAILPOINT=commit:N fails, commit-kill:N dies, before op N."""
+    spec = os.environ.get("METAPKG_FAILPOINT", "")
+    action, _, number = spec.partition(":")
+    if not number.isdigit() or int(number) != count:
+        return
+    if action == "commit":
+        raise OSError(5, "simulated failure (METAPKG_FAILPOINT)", "metapkg-failpoint")
+    if action == "commit-kill":
+        os.kill(os.getpid(), signal.SIGKILL)
