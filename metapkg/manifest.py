@@ -96,9 +96,9 @@ def parse(text: str, path: Path) -> Manifest:
     return Manifest(path, deps, targets, overrides, trusted)
 
 
-def _targets(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> tuple[
-    str, ...
-]:
+def _targets(
+    value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]
+) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(t, str) and t in TARGETS for t in value):
         diags.append(
             error(
@@ -129,9 +129,9 @@ def _overrides(
     return overrides
 
 
-def _trust(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> tuple[
-    str, ...
-]:
+def _trust(
+    value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]
+) -> tuple[str, ...]:
     globs = value.get("metaskills", []) if isinstance(value, dict) else None
     if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
         diags.append(

@@ -20,9 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-ACCEPTED_FORMS = (
-    "https://github.com/<owner>/<repo>/tree/<ref>[/<path>] or file:<absolute-path>"
-)
+ACCEPTED_FORMS = "https://github.com/<owner>/<repo>/tree/<ref>[/<path>] or file:<absolute-path>"
 
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")

@@ -127,8 +127,7 @@ class _Builder:
                 name = key_node.value  # keys are names; `1.0: x` means the text "1.0"
             if name in result:
                 raise YamlProblem(
-                    f"duplicate key {name!r} (first on line {self.lines[(*key, name)]}); "
-                    f"keep one",
+                    f"duplicate key {name!r} (first on line {self.lines[(*key, name)]}); keep one",
                     key_node.start_mark.line + 1 + self.offset,
                 )
             result[name] = self.build(value_node, (*key, name))

@@ -32,15 +32,19 @@ def init(project: Path) -> list[str]:
     path = project / manifest.FILENAME
     if path.exists():
         raise ManifestError.single(
-            "manifest", manifest.FILENAME, "metapkg.yaml already exists; edit it or use `metapkg add`"
+            "manifest",
+            manifest.FILENAME,
+            "metapkg.yaml already exists; edit it or use `metapkg add`",
         )
     path.write_text(manifest.STARTER, encoding="utf-8")
     written.append(manifest.FILENAME)
     gitignore = project / ".gitignore"
     existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
     if ".metapkg/" not in existing.splitlines():
-        separator = "" if not existing or existing.endswith("\n\n") else (
-            "\n" if existing.endswith("\n") else "\n\n"
+        separator = (
+            ""
+            if not existing or existing.endswith("\n\n")
+            else ("\n" if existing.endswith("\n") else "\n\n")
         )
         gitignore.write_text(existing + separator + GITIGNORE_BLOCK, encoding="utf-8")
         written.append(".gitignore")
@@ -75,7 +79,9 @@ def guess_kind(origin: Origin) -> Kind | None:
     return None
 
 
-def add(project: Path, origins: list[str], kind: Kind | None, then_install: Callable[[], object]) -> list[str]:
+def add(
+    project: Path, origins: list[str], kind: Kind | None, then_install: Callable[[], object]
+) -> list[str]:
     """Add each origin under its kind; return the origins that were new."""
     added = []
     with manifest_restored_on_failure(project):
@@ -103,7 +109,9 @@ def _detect_kind(origin: Origin) -> Kind:
         sources.close()
     if kind is None:
         raise MetapkgError.single(
-            "missing", str(origin), "holds no package (no SKILL.md, AGENTS.md or .json); check the path"
+            "missing",
+            str(origin),
+            "holds no package (no SKILL.md, AGENTS.md or .json); check the path",
         )
     return kind
 
@@ -112,15 +120,19 @@ def remove(project: Path, fqns: list[str], then_install: Callable[[], object]) -
     lock = lockfmt.read(project / lockfmt.FILENAME)
     if lock is None:
         raise MetapkgError.single(
-            "lock", lockfmt.FILENAME, "no metapkg.lock to find packages in; run `metapkg install` first"
+            "lock",
+            lockfmt.FILENAME,
+            "no metapkg.lock to find packages in; run `metapkg install` first",
         )
     origins: list[Origin] = []
     for fqn in fqns:
         direct = [r for r in lock.requires if r.fqn == fqn]
         if not direct:
-            hint = " (it is a dependency of another package; see `metapkg why`)" if any(
-                p.fqn == fqn for p in lock.packages
-            ) else ""
+            hint = (
+                " (it is a dependency of another package; see `metapkg why`)"
+                if any(p.fqn == fqn for p in lock.packages)
+                else ""
+            )
             raise MetapkgError.single(
                 "missing", manifest.FILENAME, f"{fqn} is not a direct dependency{hint}"
             )

@@ -15,7 +15,9 @@ def load_graph(project: Path) -> tuple[lockfmt.Lockfile, dict[Key, list[Key]], l
     lock = lockfmt.read(project / lockfmt.FILENAME)
     if lock is None:
         raise LockError.single(
-            "lock", lockfmt.FILENAME, "there is no metapkg.lock; run `metapkg lock` or `metapkg install`"
+            "lock",
+            lockfmt.FILENAME,
+            "there is no metapkg.lock; run `metapkg lock` or `metapkg install`",
         )
     edges = {p.key: list(p.dependencies) for p in lock.packages}
     roots = list(dict.fromkeys((r.kind, r.fqn) for r in lock.requires))
@@ -24,9 +26,7 @@ def load_graph(project: Path) -> tuple[lockfmt.Lockfile, dict[Key, list[Key]], l
 
 def tree(project: Path) -> list[str]:
     lock, edges, roots = load_graph(project)
-    describe = {
-        p.key: f"{p.label} {p.version}" if p.version else p.label for p in lock.packages
-    }
+    describe = {p.key: f"{p.label} {p.version}" if p.version else p.label for p in lock.packages}
     return graph.render_tree(edges, roots, describe)
 
 
@@ -34,7 +34,9 @@ def why(project: Path, fqn: str) -> list[str]:
     lock, edges, roots = load_graph(project)
     targets = [p.key for p in lock.packages if p.fqn == fqn]
     if not targets:
-        raise MetapkgError.single("missing", lockfmt.FILENAME, f"{fqn} is not in the resolved graph")
+        raise MetapkgError.single(
+            "missing", lockfmt.FILENAME, f"{fqn} is not in the resolved graph"
+        )
     lines = []
     for target in targets:
         for chain in graph.chains_to(edges, roots, target):

@@ -6,7 +6,6 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from metapkg import __version__
@@ -17,6 +16,7 @@ from metapkg.provision.stage import STATE_DIR, recover
 
 if TYPE_CHECKING:
     from metapkg.actions.resolution import Resolution
+    from metapkg.lock import format as lockfmt
     from metapkg.provision.apply import Applied
 
 # The up-to-date check above must stay cheap: everything that resolves, parses YAML or
@@ -47,18 +47,28 @@ def install(
     offline: bool = False,
     workers: int = 16,
     progress: Callable[[int, int], None] | None = None,
+    unpin: Callable[[lockfmt.Lockfile], frozenset[tuple[str, str]]] | None = None,
 ) -> InstallReport:
+    """Resolve (reusing the lock's pins), fetch, write the lock, provision.
+
+    ``unpin`` is for ``metapkg update``: given the current lock, it names the
+    (repo, ref) pins to ask GitHub about again.
+    """
     values = placeholder_values(project)
-    if state.up_to_date(project, values, __version__):
+    if unpin is None and state.up_to_date(project, values, __version__):
         return InstallReport(up_to_date=True)
-    from metapkg.actions.resolution import resolve_project
+    from metapkg.actions.resolution import read_lock, resolve_project
     from metapkg.fetch.router import FetchOptions
     from metapkg.origins import FileOrigin
     from metapkg.provision.apply import apply
 
     with project_lock(project):
         recovered = tuple(recover(project))
-        options = FetchOptions(offline=offline, frozen=frozen, workers=workers)
+        unpinned: frozenset[tuple[str, str]] = frozenset()
+        if unpin is not None:
+            current, _ = read_lock(project)
+            unpinned = unpin(current) if current is not None else frozenset()
+        options = FetchOptions(offline=offline, frozen=frozen, workers=workers, unpinned=unpinned)
         resolution = resolve_project(project, options, progress)
         if frozen:
             check_frozen(resolution)

@@ -6,6 +6,7 @@ files should become.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from metapkg.diagnostics import (
 )
 from metapkg.fetch.crawl import Node, crawl
 from metapkg.fetch.router import FetchOptions, Sources
+from metapkg.fetch.source import RefPin
 from metapkg.lock import format as lockfmt
 from metapkg.manifest import Manifest
 from metapkg.origins import FileOrigin, Origin
@@ -57,20 +59,18 @@ def resolve_project(
     project: Path,
     options: FetchOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
-    use_pins: bool = True,
 ) -> Resolution:
     manifest = manifest_file.read(project)
     old_lock, old_text = read_lock(project)
     options = options or FetchOptions()
-    if use_pins and old_lock is not None:
-        from metapkg.fetch.source import RefPin
-
+    if old_lock is not None:
         pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in old_lock.pins)
-        options = FetchOptions(pins, options.offline, options.frozen, options.workers,
-                               options.unpinned_repos)
+        options = dataclasses.replace(options, pins=pins)
     sources = Sources(options)
     try:
-        crawled = crawl(manifest.dependencies, manifest.overrides, sources, options.workers, progress)
+        crawled = crawl(
+            manifest.dependencies, manifest.overrides, sources, options.workers, progress
+        )
         pins = tuple(sources.used_pins())
     finally:
         sources.close()
@@ -89,7 +89,9 @@ def resolve_project(
         for d in resolved.packages[key].diagnostics
         if d.severity == "warning" and not _local_file_origin(resolved.packages[key], d)
     )
-    return Resolution(manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings)
+    return Resolution(
+        manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings
+    )
 
 
 def _local_file_origin(node: Node, diagnostic: Diagnostic) -> bool:
@@ -101,7 +103,11 @@ def _check_trust(manifest: Manifest, resolved: Resolved) -> None:
     problems = []
     for key in resolved.order:
         package = resolved.packages[key].package
-        if isinstance(package, Skill) and package.metaskill and not manifest.trusts_metaskill(package.fqn):
+        if (
+            isinstance(package, Skill)
+            and package.metaskill
+            and not manifest.trusts_metaskill(package.fqn)
+        ):
             problems.append(
                 error(
                     "untrusted-metaskill",
@@ -137,13 +143,15 @@ def _locked_package(node: Node, resolved: Resolved, project: Path) -> lockfmt.Lo
         commit=node.fetched.commit,
         integrity=node.integrity,
         dependencies=resolved.dependencies.get(key, ()),
-        metaskill=package.metaskill.path if isinstance(package, Skill) and package.metaskill else None,
+        metaskill=package.metaskill.path
+        if isinstance(package, Skill) and package.metaskill
+        else None,
         server=server_entry(package.config or {}) if isinstance(package, Mcp) else None,
     )
 
 
 def _lockfile(
-    project: Path, manifest: Manifest, resolved: Resolved, plan: Plan, pins: tuple[object, ...]
+    project: Path, manifest: Manifest, resolved: Resolved, plan: Plan, pins: tuple[RefPin, ...]
 ) -> lockfmt.Lockfile:
     used_commits = {
         (n.fetched.pin.repo, n.fetched.pin.ref)
@@ -161,11 +169,11 @@ def _lockfile(
             for fqn, origin in manifest.overrides.items()
         ),
         pins=tuple(
-            lockfmt.Pin(p.repo, p.ref, p.commit)  # type: ignore[attr-defined]
-            for p in pins
-            if (p.repo, p.ref) in used_commits  # type: ignore[attr-defined]
+            lockfmt.Pin(p.repo, p.ref, p.commit) for p in pins if (p.repo, p.ref) in used_commits
         ),
-        packages=tuple(_locked_package(resolved.packages[k], resolved, project) for k in resolved.order),
+        packages=tuple(
+            _locked_package(resolved.packages[k], resolved, project) for k in resolved.order
+        ),
         provisioned=tuple(plan.paths),
         mcp_servers=tuple(plan.servers),
     )

@@ -27,8 +27,9 @@ def run(args: argparse.Namespace) -> int:
 
     def then_install() -> None:
         report_install(
-            lambda progress: install(project, offline=args.offline, workers=args.jobs,
-                                     progress=progress),
+            lambda progress: install(
+                project, offline=args.offline, workers=args.jobs, progress=progress
+            ),
             args.quiet,
             started,
         )

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from metapkg.cli.output import status
+from metapkg.cli.output import Progress, status
+
+if TYPE_CHECKING:
+    from metapkg.actions.install import InstallReport
+    from metapkg.lock.format import Lockfile
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
 
     report_install(
         lambda progress: install(
-            Path.cwd(), frozen=args.frozen, offline=args.offline, workers=args.jobs,
+            Path.cwd(),
+            frozen=args.frozen,
+            offline=args.offline,
+            workers=args.jobs,
             progress=progress,
         ),
         args.quiet,
@@ -51,19 +59,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def report_install(action: object, quiet: bool, started: float) -> None:
+def report_install(
+    action: Callable[[Progress], InstallReport], quiet: bool, started: float
+) -> None:
     """Run an install-like action with progress, then print what changed."""
     from metapkg.cli.output import Progress, print_diagnostics
 
     progress = Progress("Fetching")
     try:
-        report = action(progress)  # type: ignore[operator]
+        report = action(progress)
     finally:
         progress.clear()
     if report.up_to_date:
         status("Already up to date", quiet)
         return
     resolution, applied = report.resolution, report.applied
+    assert resolution is not None and applied is not None
     if not quiet:
         print_diagnostics(resolution.warnings)
     for name in report.recovered:
@@ -81,22 +92,23 @@ def report_install(action: object, quiet: bool, started: float) -> None:
         )
     if applied.lock_written:
         status("Wrote metapkg.lock", quiet)
-    sys.stderr.flush()
 
 
-def changes(old: object, new: object) -> list[str]:
+def changes(old: Lockfile | None, new: Lockfile) -> list[str]:
     """` + skill acme/x 1.0.0` lines for what a new lock adds, changes or drops."""
-    before = {p.key: p for p in old.packages} if old is not None else {}  # type: ignore[attr-defined]
-    after = {p.key: p for p in new.packages}  # type: ignore[attr-defined]
-    lines = []
+    before = {p.key: p for p in old.packages} if old is not None else {}
+    after = {p.key: p for p in new.packages}
     order = {"agent": 0, "skill": 1, "mcp": 2}
+    lines = []
     for key in sorted(before.keys() | after.keys(), key=lambda k: (order[k[0]], k[1])):
         a, b = before.get(key), after.get(key)
         label = f"{key[0]} {key[1]}"
-        if a is None:
+        if a is None and b is not None:
             lines.append(f" + {label} {b.version or ''}".rstrip())
-        elif b is None:
+        elif b is None and a is not None:
             lines.append(f" - {label} {a.version or ''}".rstrip())
+        elif a is None or b is None:
+            continue
         elif a.version != b.version:
             lines.append(f" ~ {label} {a.version} -> {b.version}")
         elif a.integrity != b.integrity or a.commit != b.commit:

@@ -75,7 +75,9 @@ def _enter_project(project: str) -> None:
     try:
         os.chdir(project)
     except OSError as exc:
-        raise UsageError.single("usage", project, f"cannot use -C {project}: {exc.strerror}")
+        raise UsageError.single(
+            "usage", project, f"cannot use -C {project}: {exc.strerror}"
+        ) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

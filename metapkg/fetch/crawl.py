@@ -170,7 +170,11 @@ def _kind_problems(result: Crawl) -> list[Diagnostic]:
     for edge in result.edges:
         node = result.nodes.get(edge.dependency.origin)
         wanted = edge.dependency.kind
-        if node is None or node.package.kind == wanted or (edge.dependency.origin, wanted) in reported:
+        if (
+            node is None
+            or node.package.kind == wanted
+            or (edge.dependency.origin, wanted) in reported
+        ):
             continue
         reported.add((edge.dependency.origin, wanted))
         asker = " -> ".join(result.chain(edge.parent)) if edge.parent else "metapkg.yaml"
@@ -180,7 +184,11 @@ def _kind_problems(result: Crawl) -> list[Diagnostic]:
                 str(edge.dependency.origin),
                 f"{asker} lists this under {wanted}s, but it holds {node.package.label}; "
                 f"move it to the {node.package.kind}s list"
-                + (" (agents cannot be dependencies)" if node.package.kind == "agent" and edge.parent else ""),
+                + (
+                    " (agents cannot be dependencies)"
+                    if node.package.kind == "agent" and edge.parent
+                    else ""
+                ),
             )
         )
     return problems

@@ -6,6 +6,7 @@ so projects with only ``file:`` origins never import the HTTP stack.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -24,7 +25,8 @@ class FetchOptions:
     offline: bool = False  # never touch the network
     frozen: bool = False  # refs must come from pins; archives may still be downloaded
     workers: int = 16
-    unpinned_repos: frozenset[str] = field(default_factory=frozenset)  # `update`: ignore pins
+    # `metapkg update`: (repo, ref) pins to ignore, so those refs are asked of GitHub again
+    unpinned: frozenset[tuple[str, str]] = field(default_factory=frozenset)
 
 
 class Sources:
@@ -32,6 +34,7 @@ class Sources:
         self.options = options or FetchOptions()
         self._file = FileSource()
         self._github: GitHubSource | None = None
+        self._github_lock = threading.Lock()  # crawl threads ask for it concurrently
 
     def fetch(self, origin: Origin) -> Fetched:
         if isinstance(origin, FileOrigin):
@@ -40,11 +43,12 @@ class Sources:
 
     @property
     def github(self) -> GitHubSource:
-        if self._github is None:
-            from metapkg.fetch.github import GitHubSource
+        with self._github_lock:
+            if self._github is None:
+                from metapkg.fetch.github import GitHubSource
 
-            self._github = GitHubSource(self.options)
-        return self._github
+                self._github = GitHubSource(self.options)
+            return self._github
 
     def used_pins(self) -> Iterable[RefPin]:
         return self._github.used_pins() if self._github is not None else ()

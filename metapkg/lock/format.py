@@ -182,7 +182,9 @@ def parse(text: str, display: str = FILENAME) -> Lockfile:
     try:
         data = yamlsafe.load(text)
     except yamlsafe.YamlProblem as exc:
-        raise LockError.single("lock", display, f"{exc.message}; run `metapkg lock` to rewrite it", exc.line) from None
+        raise LockError.single(
+            "lock", display, f"{exc.message}; run `metapkg lock` to rewrite it", exc.line
+        ) from None
     reader = _Reader(data, display)
     return reader.lockfile()
 
@@ -194,10 +196,24 @@ class _Reader:
 
     def fail(self, message: str, *key: str | int) -> LockError:
         return LockError(
-            [error("lock", self.display, f"{message}; run `metapkg lock` to rewrite it", self.data.line(*key))]
+            [
+                error(
+                    "lock",
+                    self.display,
+                    f"{message}; run `metapkg lock` to rewrite it",
+                    self.data.line(*key),
+                )
+            ]
         )
 
-    def get(self, mapping: Any, name: str, kind: type | tuple[type, ...], *key: str | int, optional: bool = False) -> Any:
+    def get(
+        self,
+        mapping: Any,
+        name: str,
+        kind: type | tuple[type, ...],
+        *key: str | int,
+        optional: bool = False,
+    ) -> Any:
         if not isinstance(mapping, dict):
             raise self.fail("expected a mapping", *key)
         if name not in mapping:
@@ -214,15 +230,20 @@ class _Reader:
         version = self.get(top, "lock-version", int)
         if version != LOCK_VERSION:
             raise self.fail(
-                f"lock-version {version} is not supported by this metapkg (it reads {LOCK_VERSION})",
+                f"lock-version {version} is not supported (this metapkg reads {LOCK_VERSION})",
                 "lock-version",
             )
         provisioned = self.get(top, "provisioned", dict)
         return Lockfile(
             targets=tuple(self._strings(self.get(top, "targets", list), "targets")),
-            requires=tuple(self._requirement(item, i) for i, item in enumerate(self.get(top, "requires", list))),
+            requires=tuple(
+                self._requirement(item, i) for i, item in enumerate(self.get(top, "requires", list))
+            ),
             overrides=tuple(
-                Override(self.get(o, "fqn", str, "overrides", i), self.get(o, "origin", str, "overrides", i))
+                Override(
+                    self.get(o, "fqn", str, "overrides", i),
+                    self.get(o, "origin", str, "overrides", i),
+                )
                 for i, o in enumerate(self.get(top, "overrides", list))
             ),
             pins=tuple(
@@ -233,10 +254,20 @@ class _Reader:
                 )
                 for i, p in enumerate(self.get(top, "pins", list))
             ),
-            packages=tuple(self._package(item, i) for i, item in enumerate(self.get(top, "packages", list))),
-            provisioned=tuple(self._strings(self.get(provisioned, "paths", list, "provisioned"), "provisioned", "paths")),
+            packages=tuple(
+                self._package(item, i) for i, item in enumerate(self.get(top, "packages", list))
+            ),
+            provisioned=tuple(
+                self._strings(
+                    self.get(provisioned, "paths", list, "provisioned"), "provisioned", "paths"
+                )
+            ),
             mcp_servers=tuple(
-                self._strings(self.get(provisioned, "mcp-servers", list, "provisioned"), "provisioned", "mcp-servers")
+                self._strings(
+                    self.get(provisioned, "mcp-servers", list, "provisioned"),
+                    "provisioned",
+                    "mcp-servers",
+                )
             ),
         )
 
@@ -267,7 +298,10 @@ class _Reader:
         for group, names in groups.items():
             if group not in SINGULAR or not isinstance(names, list):
                 raise self.fail(f"unknown dependency group {group!r}", *where, "dependencies")
-            dependencies.extend((SINGULAR[group], name) for name in self._strings(names, *where, "dependencies", group))
+            dependencies.extend(
+                (SINGULAR[group], name)
+                for name in self._strings(names, *where, "dependencies", group)
+            )
         return LockedPackage(
             kind=self._kind(self.get(item, "kind", str, *where), *where),
             fqn=self.get(item, "fqn", str, *where),

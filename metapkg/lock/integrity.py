@@ -1,13 +1,13 @@
 """The integrity hash of a package's file tree (lockfile-spec.md, "Integrity").
 
-    files   every regular file under the package root, recursively; an MCP package is
-            its one .json file. Empty folders do not count. A symlink, device, socket or
-            FIFO anywhere in the tree is an error, never followed.
-    path    relative to the root, '/'-separated, UTF-8; the MCP file's path is its name.
-    order   ascending by the bytes of the UTF-8 path.
-    record  path, NUL, "x" if any execute bit is set else "-", NUL, the content length in
-            ASCII decimal, NUL, the content bytes.
-    hash    SHA-256 over the concatenated records, written "sha256:<64 lowercase hex>".
+files   every regular file under the package root, recursively; an MCP package is
+        its one .json file. Empty folders do not count. A symlink, device, socket or
+        FIFO anywhere in the tree is an error, never followed.
+path    relative to the root, '/'-separated, UTF-8; the MCP file's path is its name.
+order   ascending by the bytes of the UTF-8 path.
+record  path, NUL, "x" if any execute bit is set else "-", NUL, the content length in
+        ASCII decimal, NUL, the content bytes.
+hash    SHA-256 over the concatenated records, written "sha256:<64 lowercase hex>".
 """
 
 from __future__ import annotations

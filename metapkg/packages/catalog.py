@@ -30,7 +30,9 @@ def check_catalog(root: Path, display: str) -> list[Diagnostic]:
         for entry in sorted(folder.iterdir(), key=lambda p: p.name):
             if entry.name.startswith("."):
                 continue
-            shown = f"{display}/{bucket}/{entry.name}" if display != "." else f"{bucket}/{entry.name}"
+            shown = (
+                f"{display}/{bucket}/{entry.name}" if display != "." else f"{bucket}/{entry.name}"
+            )
             problem = _layout_problem(entry, kind, bucket)
             if problem:
                 diags.append(error("layout", shown, problem))
@@ -58,9 +60,9 @@ def _layout_problem(entry: Path, kind: Kind, bucket: str) -> str | None:
     return f"this is a {found}, not {article} {kind}; move it to {found}s/"
 
 
-def _uniqueness(loaded: Loaded, shown: str, seen: dict[tuple[Kind, str], str]) -> Iterator[
-    Diagnostic
-]:
+def _uniqueness(
+    loaded: Loaded, shown: str, seen: dict[tuple[Kind, str], str]
+) -> Iterator[Diagnostic]:
     package = loaded.package
     if package is None:
         return

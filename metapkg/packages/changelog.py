@@ -7,6 +7,7 @@ an entry are left alone.
 from __future__ import annotations
 
 import datetime
+import itertools
 import re
 from pathlib import Path
 
@@ -74,9 +75,9 @@ def _header(
     return match.group(1), match.group(2), number
 
 
-def check(folder: Path, display_folder: str, version: object) -> tuple[
-    tuple[ChangelogEntry, ...], list[Diagnostic]
-]:
+def check(
+    folder: Path, display_folder: str, version: object
+) -> tuple[tuple[ChangelogEntry, ...], list[Diagnostic]]:
     """Read and judge the CHANGELOG.md next to a package's AGENTS.md or SKILL.md."""
     path = folder / FILENAME
     display = f"{display_folder}/{FILENAME}"
@@ -120,7 +121,7 @@ def check(folder: Path, display_folder: str, version: object) -> tuple[
 
 def _order(entries: tuple[ChangelogEntry, ...], path: str) -> list[Diagnostic]:
     diags = []
-    for newer, older in zip(entries, entries[1:], strict=False):
+    for newer, older in itertools.pairwise(entries):
         a, b = SemVer.parse(newer.version), SemVer.parse(older.version)
         if a is not None and b is not None and not b < a:
             diags.append(

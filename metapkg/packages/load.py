@@ -22,9 +22,7 @@ class Loaded:
 
     @property
     def ok(self) -> bool:
-        return self.package is not None and not any(
-            d.severity == "error" for d in self.diagnostics
-        )
+        return self.package is not None and not any(d.severity == "error" for d in self.diagnostics)
 
 
 def detect_kind(path: Path) -> Kind | None:
@@ -38,7 +36,9 @@ def detect_kind(path: Path) -> Kind | None:
     return None
 
 
-def load_package(path: Path, display: str, kind: Kind | None = None, folder_name: str | None = None) -> Loaded:
+def load_package(
+    path: Path, display: str, kind: Kind | None = None, folder_name: str | None = None
+) -> Loaded:
     """Load the package at ``path`` (a folder, or an MCP file); ``display`` names it.
 
     ``folder_name`` overrides the name the ``name-dir`` rule compares against (a package at
@@ -50,7 +50,9 @@ def load_package(path: Path, display: str, kind: Kind | None = None, folder_name
     if kind == "mcp":
         model, diags = mcp.load(path, display)
         return Loaded(model, tuple(diags))
-    return _load_markdown(path, display, kind, folder_name if folder_name is not None else path.name)
+    return _load_markdown(
+        path, display, kind, folder_name if folder_name is not None else path.name
+    )
 
 
 def _not_a_package(display: str) -> Diagnostic:

@@ -6,6 +6,7 @@ The four cross-platform rules of MetaAgents are checked here: a bare executable 
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -103,9 +104,9 @@ def judge(config: dict[str, Any], text: str, filename: str, display: str) -> Ite
     yield from _check_placeholders(config, text, display)
 
 
-def _check_name(config: dict[str, Any], text: str, filename: str, display: str) -> Iterator[
-    Diagnostic
-]:
+def _check_name(
+    config: dict[str, Any], text: str, filename: str, display: str
+) -> Iterator[Diagnostic]:
     meta = config.get("_meta")
     name = meta.get("name") if isinstance(meta, dict) else None
     if not isinstance(name, str):
@@ -177,14 +178,14 @@ def _check_command(config: dict[str, Any], text: str, display: str) -> Iterator[
         yield error(
             "mcp-command",
             display,
-            f"command {command!r} is a shell; shells and wrappers like [\"bash\", \"-c\", ...] "
+            f'command {command!r} is a shell; shells and wrappers like ["bash", "-c", ...] '
             f"break on other platforms. Call the server's executable directly (or a small node "
             f"script of your own)",
             line,
         )
     args = config.get("args")
     if isinstance(args, list):
-        for first, second in zip(args, args[1:], strict=False):
+        for first, second in itertools.pairwise(args):
             if (
                 isinstance(first, str)
                 and first.lower().removesuffix(".exe") in SHELLS

@@ -77,7 +77,13 @@ def _check_file(folder: Path, relative: str, path: str) -> list[Diagnostic]:
     shown = f"{path.rsplit('/', 1)[0]}/{relative}" if "/" in path else relative
     try:
         if program.is_symlink() or not program.resolve().is_relative_to(folder.resolve()):
-            return [error("metaskill-path", shown, "the program must be a regular file inside the skill folder, not a link")]
+            return [
+                error(
+                    "metaskill-path",
+                    shown,
+                    "the program must be a regular file inside the skill folder, not a link",
+                )
+            ]
         data = program.read_bytes()
     except FileNotFoundError:
         return [error("metaskill-file", path, f"the metaskill program {relative!r} does not exist")]

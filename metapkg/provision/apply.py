@@ -15,6 +15,7 @@ from pathlib import Path
 
 from metapkg.diagnostics import ProvisionError, error
 from metapkg.lock import format as lockfmt
+from metapkg.lock.integrity import TreeError, tree_hash
 from metapkg.provision import mcpjson
 from metapkg.provision.hosts import placements
 from metapkg.provision.plan import Plan
@@ -98,10 +99,22 @@ def _refuse_collisions(project: Path, plan: Plan, owned: set[str]) -> None:
             f"again",
         )
         for placement in plan.placements
-        if placement.path not in owned and os.path.lexists(project / placement.path)
+        if placement.path not in owned
+        and os.path.lexists(project / placement.path)
+        and not _identical(project / placement.path, placement.source)
     ]
     if problems:
         raise ProvisionError(problems)
+
+
+def _identical(existing: Path, source: Path) -> bool:
+    """Already exactly what metapkg would write (e.g. after the lock was deleted): adopt it."""
+    try:
+        if source.is_file():
+            return existing.is_file() and existing.read_bytes() == source.read_bytes()
+        return existing.is_dir() and tree_hash(existing) == tree_hash(source)
+    except (OSError, TreeError):
+        return False
 
 
 def copy_package(source: Path, target: Path) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Set
 from pathlib import Path
 from typing import Any
 
-from metapkg.diagnostics import ProvisionError, error
+from metapkg.diagnostics import ProvisionError
 from metapkg.packages import placeholders
 
 FILENAME = ".mcp.json"
@@ -55,9 +55,7 @@ def merge(
                 f"install again",
                 exc.lineno,
             ) from None
-        if not isinstance(document, dict) or not isinstance(
-            document.get("mcpServers", {}), dict
-        ):
+        if not isinstance(document, dict) or not isinstance(document.get("mcpServers", {}), dict):
             raise ProvisionError.single(
                 "mcp-json", FILENAME, f'{FILENAME} must be an object with an "mcpServers" object'
             )
@@ -65,14 +63,15 @@ def merge(
     for name in owned_before:
         current.pop(name, None)
     for name in sorted(servers):
-        if name in current:
+        entry = placeholders.substitute(dict(servers[name]), values)
+        if name in current and current[name] != entry:
             raise ProvisionError.single(
                 "name-collision",
                 FILENAME,
                 f'mcpServers["{name}"] exists and was not written by metapkg; remove or '
                 f"rename that entry to let metapkg provision it",
             )
-        current[name] = placeholders.substitute(dict(servers[name]), values)
+        current[name] = entry
     if existing is None and not current:
         return None
     document["mcpServers"] = current

@@ -65,7 +65,9 @@ class Transaction:
 
     def commit(self, last: tuple[str, ...] = ()) -> None:
         """Apply every operation; the paths in ``last`` (the lock) go after all others."""
-        order = sorted(self._operations, key=lambda p: (p in last, last.index(p) if p in last else 0, p))
+        order = sorted(
+            self._operations, key=lambda p: (p in last, last.index(p) if p in last else 0, p)
+        )
         operations = [
             Operation(p, self._operations[p], os.path.lexists(self.project / p)) for p in order
         ]
@@ -78,8 +80,13 @@ class Transaction:
             rollback(self.root, self.project)
             if isinstance(exc, OSError):
                 raise ProvisionError(
-                    [error("provision", exc.filename or str(self.project),
-                           f"could not write the project ({exc.strerror}); nothing was changed")]
+                    [
+                        error(
+                            "provision",
+                            exc.filename or str(self.project),
+                            f"could not write the project ({exc.strerror}); nothing was changed",
+                        )
+                    ]
                 ) from None
             raise
         (self.root / _COMMITTED).touch()

@@ -11,6 +11,7 @@ This module must stay cheap to import: standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -93,7 +94,5 @@ def up_to_date(project: Path, values: Mapping[str, str], version: str) -> bool:
 
 
 def forget(project: Path) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         (project / STATE_FILE).unlink()
-    except FileNotFoundError:
-        pass

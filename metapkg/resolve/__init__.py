@@ -7,8 +7,9 @@ and, on the result, ``cycle`` with the full path.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from metapkg.diagnostics import Diagnostic, ResolutionError, error
 from metapkg.fetch.crawl import Crawl, Node
@@ -47,7 +48,9 @@ def resolve(roots: Sequence[Dependency], crawl: Crawl, overrides: Mapping[str, O
         raise ResolutionError(_explain(exc.causes, crawl)) from None
     chosen: dict[Key, Node] = {key: c.node for key, c in result.mapping.items()}
     dependencies = {
-        key: tuple(dict.fromkeys(crawl.nodes[d.origin].package_key for d in node.package.dependencies))
+        key: tuple(
+            dict.fromkeys(crawl.nodes[d.origin].package_key for d in node.package.dependencies)
+        )
         for key, node in chosen.items()
     }
     root_pairs = tuple((d, crawl.nodes[d.origin].package_key) for d in roots)
@@ -107,14 +110,16 @@ def _overridden(crawl: Crawl, overrides: Mapping[str, Origin]) -> dict[Key, Cand
     return found
 
 
-def _explain(causes: Sequence[object], crawl: Crawl) -> list[Diagnostic]:
+def _explain(causes: Collection[Any], crawl: Crawl) -> list[Diagnostic]:
     requirements: dict[Key, list[tuple[Requirement, Candidate | None]]] = {}
     for cause in causes:
-        requirement, parent = cause.requirement, cause.parent  # type: ignore[attr-defined]
+        requirement, parent = cause.requirement, cause.parent
         requirements.setdefault(requirement.key, []).append((requirement, parent))
     diagnostics = []
     for key, items in sorted(requirements.items()):
-        diagnostics.extend(_constraint_failures(key, items, crawl) or [_conflict(key, items, crawl)])
+        diagnostics.extend(
+            _constraint_failures(key, items, crawl) or [_conflict(key, items, crawl)]
+        )
     return diagnostics
 
 

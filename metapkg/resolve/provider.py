@@ -55,7 +55,7 @@ def satisfies_constraint(version: str | None, constraint: str | None) -> bool:
         return False
 
 
-class Provider(AbstractProvider[Requirement, Candidate, Key]):  # type: ignore[misc]
+class Provider(AbstractProvider[Requirement, Candidate, Key]):
     def __init__(
         self,
         nodes: Mapping[Origin, Node],

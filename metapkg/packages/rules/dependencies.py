@@ -48,12 +48,14 @@ def parse_dependencies(
     for group, items in value.items():
         where = (*key, group)
         if group not in ctx.allowed:
-            hint = (
-                "agents cannot be dependencies" if group == "agents" else f"use {allowed} only"
-            )
+            hint = "agents cannot be dependencies" if group == "agents" else f"use {allowed} only"
             diags.append(
-                error("dependencies", ctx.path, f"unknown dependency group {group!r}: {hint}",
-                      line_of(*where))
+                error(
+                    "dependencies",
+                    ctx.path,
+                    f"unknown dependency group {group!r}: {hint}",
+                    line_of(*where),
+                )
             )
             continue
         if items is None:
@@ -141,7 +143,7 @@ def _check_constraint(
             error(
                 "dependencies",
                 ctx.path,
-                f"version constraint {raw!r} is not valid; write it like \">=1.2,<2\"",
+                f'version constraint {raw!r} is not valid; write it like ">=1.2,<2"',
                 line,
             )
         )

@@ -105,7 +105,7 @@ def check_version(fm: Frontmatter, path: str) -> Iterator[Diagnostic]:
             "version",
             path,
             f"version {version} was read by YAML as a {type(version).__name__}; write a "
-            f"3-segment version such as \"{_three_segments(version)}\" (quoted if in doubt)",
+            f'3-segment version such as "{_three_segments(version)}" (quoted if in doubt)',
             line,
         )
     elif not is_semver(version):
@@ -120,7 +120,7 @@ def check_version(fm: Frontmatter, path: str) -> Iterator[Diagnostic]:
 def _three_segments(value: object) -> str:
     parts = str(value).split(".") if not isinstance(value, bool) else ["1"]
     parts = [p for p in parts if p.isdigit()] or ["1"]
-    return ".".join((parts + ["0", "0"])[:3])
+    return ".".join(([*parts, "0", "0"])[:3])
 
 
 def check_prereqs(fm: Frontmatter, path: str, kind: Kind) -> Iterator[Diagnostic]:

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 from metapkg.diagnostics import Diagnostic, warning
 
-
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -37,9 +36,10 @@ def _emoji_joiner(line: str, index: int) -> bool:
     """U+200D between two symbols builds one emoji (👩‍💻); it hides nothing."""
     if line[index] != "\u200d" or index == 0 or index + 1 >= len(line):
         return False
-    return unicodedata.category(line[index - 1]) in ("So", "Mn") and unicodedata.category(
-        line[index + 1]
-    ) == "So"
+    return (
+        unicodedata.category(line[index - 1]) in ("So", "Mn")
+        and unicodedata.category(line[index + 1]) == "So"
+    )
 
 
 def _hidden(char: str) -> bool:

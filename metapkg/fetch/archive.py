@@ -1,0 +1,101 @@
+"""Safe extraction of GitHub tarballs, which are untrusted input.
+
+Every entry is checked before it is written: an absolute path, a ``..`` component,
+a symlink or hard link, a device or FIFO, an entry over ``MAX_ENTRY_BYTES``, more than
+``MAX_ENTRIES`` entries or more than ``MAX_TOTAL_BYTES`` in all is rejected, and the error
+names the entry. Extraction streams (one pass over the gzip) into a staging folder that
+the cache throws away on any failure, so a rejected archive installs nothing.
+
+The single top folder GitHub adds (``owner-repo-shortsha/``) is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import tarfile
+import zlib
+from pathlib import Path, PurePosixPath
+
+from metapkg.diagnostics import FetchError, error
+
+MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # compressed download
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # one file
+MAX_TOTAL_BYTES = 512 * 1024 * 1024  # all files, uncompressed
+MAX_ENTRIES = 100_000
+
+
+class ArchiveError(FetchError):
+    pass
+
+
+def _reject(source: str, entry: str, why: str) -> ArchiveError:
+    return ArchiveError(
+        [error("archive", source, f"unsafe archive entry {entry!r}: {why}; nothing was installed")]
+    )
+
+
+def extract(archive: Path, destination: Path, source: str) -> None:
+    """Extract the gzip tar at ``archive`` into ``destination`` (an empty folder)."""
+    total = 0
+    top: str | None = None
+    try:
+        with tarfile.open(archive, mode="r|gz") as tar:
+            for count, member in enumerate(tar, start=1):
+                if count > MAX_ENTRIES:
+                    raise _reject(source, member.name, f"more than {MAX_ENTRIES} entries")
+                relative, top = _checked_path(member, top, source)
+                if member.isfile():
+                    total += member.size
+                    if member.size > MAX_ENTRY_BYTES:
+                        raise _reject(source, member.name, f"{member.size} bytes is over the cap")
+                    if total > MAX_TOTAL_BYTES:
+                        raise _reject(source, member.name, "the archive expands past the size cap")
+                elif not member.isdir():
+                    raise _reject(source, member.name, _kind(member))
+                if relative:
+                    _write(tar, member, destination / relative)
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        raise ArchiveError(
+            [error("archive", source, f"the downloaded archive is corrupt or truncated ({exc})")]
+        ) from None
+
+
+def _checked_path(member: tarfile.TarInfo, top: str | None, source: str) -> tuple[str, str]:
+    name = member.name
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        raise _reject(source, name, "absolute path")
+    parts = PurePosixPath(name.replace("\\", "/")).parts
+    if any(part == ".." for part in parts):
+        raise _reject(source, name, "'..' in the path")
+    if not parts:
+        raise _reject(source, name, "empty path")
+    if top is None:
+        top = parts[0]
+    elif parts[0] != top:
+        raise _reject(source, name, f"outside the archive's top folder {top!r}")
+    return "/".join(parts[1:]), top
+
+
+def _kind(member: tarfile.TarInfo) -> str:
+    if member.issym():
+        return f"symbolic link to {member.linkname!r}"
+    if member.islnk():
+        return f"hard link to {member.linkname!r}"
+    if member.ischr() or member.isblk():
+        return "device file"
+    if member.isfifo():
+        return "FIFO"
+    return "not a regular file or folder"
+
+
+def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
+    if member.isdir():
+        target.mkdir(parents=True, exist_ok=True)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stream = tar.extractfile(member)
+    assert stream is not None
+    with stream, open(target, "wb") as out:
+        while chunk := stream.read(1 << 20):
+            out.write(chunk)
+    os.chmod(target, 0o755 if member.mode & 0o111 else 0o644)

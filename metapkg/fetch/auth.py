@@ -1,0 +1,84 @@
+"""The GitHub token: from GITHUB_TOKEN / GH_TOKEN, else the OS keyring.
+
+The token is only ever put in an Authorization header for the API host. It is never
+printed, logged, or written to the lock or the cache. keyring is imported only when no
+environment variable provides a token and a request actually needs one.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+SERVICE = "metapkg"
+ACCOUNT = "github"
+ENV_VARS = ("GITHUB_TOKEN", "GH_TOKEN")
+
+
+class KeyringUnavailable(Exception):
+    """No usable keyring backend on this machine; the message says so plainly."""
+
+
+@dataclass(frozen=True)
+class Token:
+    value: str
+    source: str  # "GITHUB_TOKEN", "GH_TOKEN" or "keyring"
+
+    def __repr__(self) -> str:  # never show the secret, even in a traceback
+        return f"Token(source={self.source!r})"
+
+
+def from_environment() -> Token | None:
+    for name in ENV_VARS:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return Token(value, name)
+    return None
+
+
+def find() -> Token | None:
+    """The token to use, or None (anonymous, with GitHub's lower rate limit)."""
+    token = from_environment()
+    if token is not None:
+        return token
+    try:
+        value = _call("get_password", SERVICE, ACCOUNT)
+    except KeyringUnavailable:
+        return None
+    return Token(value, "keyring") if isinstance(value, str) and value else None
+
+
+def store(value: str) -> None:
+    _call("set_password", SERVICE, ACCOUNT, value)
+
+
+def delete() -> bool:
+    """Remove the stored token; False when there was none."""
+    from keyring.errors import PasswordDeleteError
+
+    try:
+        _call("delete_password", SERVICE, ACCOUNT)
+    except PasswordDeleteError:
+        return False
+    return True
+
+
+def _call(name: str, *args: str) -> object:
+    """Call a keyring function; a missing or failing backend becomes KeyringUnavailable."""
+    import keyring
+    from keyring.backends import fail
+    from keyring.errors import KeyringError, PasswordDeleteError
+
+    if isinstance(keyring.get_keyring(), fail.Keyring):
+        raise KeyringUnavailable(
+            "no OS keyring is available on this machine (no Secret Service, Keychain or "
+            "Credential Manager); set GITHUB_TOKEN or GH_TOKEN instead"
+        )
+    try:
+        return getattr(keyring, name)(*args)
+    except PasswordDeleteError:
+        raise
+    except KeyringError as exc:
+        raise KeyringUnavailable(
+            f"the OS keyring failed ({exc}); set GITHUB_TOKEN instead"
+        ) from None

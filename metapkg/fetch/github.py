@@ -1,0 +1,276 @@
+"""GitHub origins: ref -> commit, one tarball per (repo, commit), trees from the cache.
+
+Requests (relative to METAPKG_GITHUB_API_URL, default https://api.github.com):
+
+* ``GET /repos/{repo}/commits/{ref}`` with ``Accept: application/vnd.github.sha``: at
+  most once per distinct (repo, ref) per run, and never when the lock pins the ref.
+* ``GET /repos/{repo}/tarball/{commit}`` (302 to the download host): at most once per
+  (repo, commit) ever, since the extracted tree is kept in the cache by commit.
+
+Calls arrive from many crawl threads at once; ``_Once`` makes concurrent callers of the
+same lookup share one request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Generic, TypeVar
+from urllib.parse import quote
+
+from metapkg.diagnostics import FetchError, LockError, error
+from metapkg.fetch import archive
+from metapkg.fetch.cache import Cache
+from metapkg.fetch.router import FetchOptions
+from metapkg.fetch.source import Fetched, NotFound, RefPin
+from metapkg.origins import GitHubOrigin, Origin
+
+DEFAULT_API = "https://api.github.com"
+SHA_MEDIA_TYPE = "application/vnd.github.sha"
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+if TYPE_CHECKING:
+    from metapkg.fetch.http import Http
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Once(Generic[K, V]):
+    """Compute each key once; concurrent callers of one key wait for the same result."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._futures: dict[K, Future[V]] = {}
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        with self._lock:
+            future = self._futures.get(key)
+            owner = future is None
+            if future is None:
+                future = self._futures[key] = Future()
+        if owner:
+            try:
+                future.set_result(compute())
+            except BaseException as exc:
+                future.set_exception(exc)
+        return future.result()
+
+
+def api_url() -> str:
+    return os.environ.get("METAPKG_GITHUB_API_URL", DEFAULT_API).rstrip("/")
+
+
+class GitHubSource:
+    def __init__(self, options: FetchOptions, cache: Cache | None = None) -> None:
+        self.options = options
+        self.cache = cache or Cache()
+        self.api = api_url()
+        self.pins = {
+            (p.repo, p.ref): p.commit
+            for p in options.pins
+            if (p.repo, p.ref) not in options.unpinned
+        }
+        self._refs: _Once[tuple[str, str], str | None] = _Once()
+        self._trees: _Once[tuple[str, str], Path] = _Once()
+        self._tags: _Once[str, list[str]] = _Once()
+        self._http_lock = threading.Lock()
+        self._http: Http | None = None
+        self._used: set[RefPin] = set()
+        self._used_lock = threading.Lock()
+        self._resolved: dict[str, dict[str, str]] = {}  # refs asked of GitHub, for --offline
+
+    # -- the Source interface ------------------------------------------------------------
+
+    def fetch(self, origin: Origin) -> Fetched:
+        assert isinstance(origin, GitHubOrigin)
+        ref, path, commit = self.locate(origin)
+        tree = self.tree(origin.repo_id, commit, str(origin))
+        package = tree / path if path else tree
+        if not package.exists():
+            raise NotFound(
+                origin, f"{path or '/'} does not exist in {origin.repo_id} at {ref} ({commit[:12]})"
+            )
+        pin = RefPin(origin.repo_id, ref, commit)
+        with self._used_lock:
+            self._used.add(pin)
+        folder_name = PurePosixPath(path).name if path else origin.repo
+        return Fetched(origin, package, str(origin), folder_name, pin)
+
+    def used_pins(self) -> Iterable[RefPin]:
+        return sorted(self._used, key=lambda p: (p.repo, p.ref))
+
+    def close(self) -> None:
+        for repo, refs in self._resolved.items():
+            self.cache.remember_refs(repo, refs)
+        if self._http is not None:
+            self._http.close()
+
+    # -- refs ------------------------------------------------------------------------------
+
+    def locate(self, origin: GitHubOrigin) -> tuple[str, str, str]:
+        """(ref, path inside the repository, commit) for an origin, shortest ref first."""
+        repo = origin.repo_id
+        splits = list(origin.splits())
+        for ref, path in splits:
+            if (repo, ref) in self.pins:
+                return ref, path, self.pins[(repo, ref)]
+        if self.options.frozen:
+            raise LockError(
+                [
+                    error(
+                        "lock",
+                        str(origin),
+                        "metapkg.lock pins no commit for this origin's ref; --frozen never "
+                        "resolves refs. Run `metapkg lock` and commit metapkg.lock",
+                    )
+                ]
+            )
+        if self.options.offline:
+            return self._locate_offline(origin, splits)
+        for ref, path in splits:
+            commit = self.resolve_ref(repo, ref)
+            if commit is not None:
+                return ref, path, commit
+        raise NotFound(
+            origin, f"no repository {repo} with a ref matching {origin.tree!r} on GitHub"
+        )
+
+    def _locate_offline(
+        self, origin: GitHubOrigin, splits: list[tuple[str, str]]
+    ) -> tuple[str, str, str]:
+        known = self.cache.known_refs(origin.repo_id)
+        for ref, path in splits:
+            if ref in known and self.cache.has_tree(origin.repo_id, known[ref]):
+                return ref, path, known[ref]
+        raise FetchError(
+            [
+                error(
+                    "offline",
+                    str(origin),
+                    "offline, and neither metapkg.lock nor the cache knows which commit this ref "
+                    "is at; run once online (or drop --offline / METAPKG_OFFLINE)",
+                )
+            ]
+        )
+
+    def _resolve_ref(self, repo: str, ref: str) -> str | None:
+        reply = self.http.get(
+            f"{self.api}/repos/{repo}/commits/{quote(ref, safe='')}", SHA_MEDIA_TYPE
+        )
+        if reply.status in (404, 422):
+            return None
+        self._check_auth(reply.status, reply.url)
+        commit = reply.text.strip()
+        if reply.status != 200 or not _SHA.match(commit):
+            raise FetchError(
+                [
+                    error(
+                        "fetch",
+                        reply.url,
+                        f"unexpected answer (HTTP {reply.status}) for ref {ref!r} of {repo}",
+                    )
+                ]
+            )
+        with self._used_lock:
+            self._resolved.setdefault(repo, {})[ref] = commit
+        return commit
+
+    def resolve_ref(self, repo: str, ref: str) -> str | None:
+        """Ask GitHub (once per run) which commit a ref is at; None if there is no such ref."""
+        commit: str | None = self._refs.get((repo, ref), lambda: self._resolve_ref(repo, ref))
+        return commit
+
+    def tags(self, repo: str) -> list[str]:
+        """Every tag name of a repository (all pages), once per run."""
+        return self._tags.get(repo, lambda: self._list_tags(repo))
+
+    def _list_tags(self, repo: str) -> list[str]:
+        names: list[str] = []
+        url: str | None = f"{self.api}/repos/{repo}/tags?per_page=100"
+        while url:
+            reply = self.http.get(url)
+            self._check_auth(reply.status, reply.url)
+            if reply.status != 200:
+                return names
+            names.extend(item["name"] for item in json.loads(reply.text) if isinstance(item, dict))
+            url = _next_link(reply.link)
+        return names
+
+    # -- trees -----------------------------------------------------------------------------
+
+    def tree(self, repo: str, commit: str, source: str) -> Path:
+        if self.cache.has_tree(repo, commit):
+            return self.cache.tree(repo, commit)
+        if self.options.offline:
+            raise FetchError(
+                [
+                    error(
+                        "offline",
+                        source,
+                        f"offline, and {repo} at {commit[:12]} is not in the cache",
+                    )
+                ]
+            )
+        return self._trees.get((repo, commit), lambda: self._download(repo, commit, source))
+
+    def _download(self, repo: str, commit: str, source: str) -> Path:
+        download = self.cache.scratch(".tar.gz")
+        try:
+            url = f"{self.api}/repos/{repo}/tarball/{commit}"
+            status = self.http.download(url, download, archive.MAX_ARCHIVE_BYTES)
+            if status == 404:
+                raise FetchError(
+                    [error("missing", source, f"GitHub has no archive of {repo} at {commit[:12]}")]
+                )
+            self._check_auth(status, url)
+            if status != 200:
+                raise FetchError(
+                    [error("fetch", url, f"downloading the archive failed (HTTP {status})")]
+                )
+            return self.cache.store_tree(
+                repo, commit, lambda folder: archive.extract(download, folder, source)
+            )
+        finally:
+            download.unlink(missing_ok=True)
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    @property
+    def http(self) -> Http:
+        with self._http_lock:
+            if self._http is None:
+                from metapkg.fetch import auth
+                from metapkg.fetch.http import Http
+
+                self._http = Http(auth.find(), self.options.workers)
+            return self._http
+
+    def _check_auth(self, status: int, url: str) -> None:
+        if status in (401, 403):
+            token = self._http.token if self._http is not None else None
+            where = f"the token from {token.source}" if token else "no token"
+            raise FetchError(
+                [
+                    error(
+                        "auth",
+                        url,
+                        f"GitHub refused the request (HTTP {status}) with {where}; check that the "
+                        f"token is valid and can read this repository (`metapkg auth status`)",
+                    )
+                ]
+            )
+
+
+def _next_link(header: str) -> str | None:
+    """The rel="next" URL of a GitHub Link header, if any."""
+    for part in header.split(","):
+        url, _, params = part.partition(";")
+        if 'rel="next"' in params:
+            return url.strip().strip("<>")
+    return None

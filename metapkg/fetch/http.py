@@ -1,0 +1,190 @@
+"""HTTP for the GitHub source: one connection-reusing client, retries, rate limits.
+
+* Timeouts, transport errors and 5xx are retried with exponential backoff, a bounded
+  number of times.
+* 403 with ``X-RateLimit-Remaining: 0`` and 429 with ``Retry-After`` wait until GitHub
+  allows another request, if that is within ``METAPKG_RATE_LIMIT_WAIT`` seconds (default
+  60); otherwise they fail, saying when the limit resets and how to raise it.
+* Redirects are followed (renamed repositories answer 301, archives 302 to another
+  host); httpx drops the Authorization header on any redirect to another origin.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from metapkg import __version__
+from metapkg.diagnostics import FetchError, error
+from metapkg.fetch.auth import Token
+
+if TYPE_CHECKING:
+    import httpx
+
+T = TypeVar("T")
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+@dataclass(frozen=True)
+class Policy:
+    attempts: int = 4
+    backoff: float = 0.25  # seconds before the 2nd attempt; doubles each time
+    rate_limit_wait: float = 60.0  # longest wait for a rate limit before failing
+    timeout: float = 30.0
+
+    @classmethod
+    def from_environment(cls) -> Policy:
+        return cls(
+            attempts=int(_env_float("METAPKG_HTTP_ATTEMPTS", 4)),
+            backoff=_env_float("METAPKG_HTTP_BACKOFF", 0.25),
+            rate_limit_wait=_env_float("METAPKG_RATE_LIMIT_WAIT", 60.0),
+            timeout=_env_float("METAPKG_HTTP_TIMEOUT", 30.0),
+        )
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    text: str
+    url: str
+    link: str = ""  # the Link header (pagination)
+
+
+class Http:
+    def __init__(self, token: Token | None, workers: int, policy: Policy | None = None) -> None:
+        import httpx
+
+        self.token = token
+        self.policy = policy or Policy.from_environment()
+        self.client = httpx.Client(
+            follow_redirects=True,
+            timeout=httpx.Timeout(self.policy.timeout, connect=min(10.0, self.policy.timeout)),
+            limits=httpx.Limits(
+                max_connections=max(4, workers * 2), max_keepalive_connections=max(4, workers * 2)
+            ),
+            headers={"User-Agent": f"metapkg/{__version__}", "X-GitHub-Api-Version": "2022-11-28"},
+        )
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        headers = {"Accept": accept}
+        if self.token is not None:
+            headers["Authorization"] = f"Bearer {self.token.value}"
+        return headers
+
+    def get(self, url: str, accept: str = "application/vnd.github+json") -> Reply:
+        """GET with retries; 4xx other than rate limits are returned, not raised."""
+
+        def once() -> Reply:
+            response = self.client.get(url, headers=self._headers(accept))
+            self._raise_for_retry(response)
+            return Reply(
+                response.status_code,
+                response.text,
+                str(response.url),
+                response.headers.get("link", ""),
+            )
+
+        return self._retrying(url, once)
+
+    def download(self, url: str, target: Path, limit: int) -> int:
+        """Stream a body into ``target``; return its HTTP status (the file holds the body)."""
+
+        def once() -> int:
+            with self.client.stream("GET", url, headers=self._headers("*/*")) as response:
+                self._raise_for_retry(response)
+                if response.status_code != 200:
+                    return response.status_code
+                size = 0
+                with open(target, "wb") as out:
+                    for chunk in response.iter_bytes(1 << 16):
+                        size += len(chunk)
+                        if size > limit:
+                            raise FetchError(
+                                [
+                                    error(
+                                        "archive",
+                                        url,
+                                        f"the archive is larger than the {limit} byte cap",
+                                    )
+                                ]
+                            )
+                        out.write(chunk)
+                return 200
+
+        return self._retrying(url, once)
+
+    def _retrying(self, url: str, once: Callable[[], T]) -> T:
+        import httpx
+
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return once()
+            except _RateLimited as limited:
+                if limited.wait > self.policy.rate_limit_wait or attempt >= self.policy.attempts:
+                    raise FetchError(
+                        [error("rate-limit", url, limited.describe(self.token))]
+                    ) from None
+                time.sleep(max(0.0, limited.wait))
+            except (_ServerError, httpx.TransportError) as exc:
+                if attempt >= self.policy.attempts:
+                    message = (
+                        f"GitHub did not answer after {attempt} attempts ({_why(exc)}); "
+                        f"check the network or try again"
+                    )
+                    raise FetchError([error("fetch", url, message)]) from None
+                time.sleep(self.policy.backoff * 2 ** (attempt - 1))
+
+    def _raise_for_retry(self, response: httpx.Response) -> None:
+        status = response.status_code
+        if status >= 500:
+            raise _ServerError(f"HTTP {status}")
+        headers = response.headers
+        if status == 429 or (status == 403 and headers.get("x-ratelimit-remaining") == "0"):
+            raise _RateLimited(status, headers.get("retry-after"), headers.get("x-ratelimit-reset"))
+
+
+class _ServerError(Exception):
+    pass
+
+
+class _RateLimited(Exception):
+    def __init__(self, status: int, retry_after: str | None, reset: str | None) -> None:
+        super().__init__(status)
+        now = time.time()
+        self.reset_at = now
+        if retry_after and retry_after.strip().isdigit():
+            self.reset_at = now + int(retry_after)
+        elif reset and reset.strip().isdigit():
+            self.reset_at = float(reset)
+        self.wait = max(0.0, self.reset_at - now)
+
+    def describe(self, token: Token | None) -> str:
+        when = time.strftime("%H:%M:%S", time.localtime(self.reset_at))
+        hint = (
+            "set GITHUB_TOKEN (or run `metapkg auth login`) for a much higher limit"
+            if token is None
+            else "wait, or use a token with a higher limit"
+        )
+        return (
+            f"GitHub's rate limit was reached; it resets at {when} (in {int(self.wait)} s). "
+            f"To go on, {hint}"
+        )
+
+
+def _why(exc: Exception) -> str:
+    return str(exc) or type(exc).__name__
