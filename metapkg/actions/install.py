@@ -48,14 +48,16 @@ def install(
     workers: int = 16,
     progress: Callable[[int, int], None] | None = None,
     unpin: Callable[[lockfmt.Lockfile], frozenset[tuple[str, str]]] | None = None,
+    reinstall: bool = False,
 ) -> InstallReport:
     """Resolve (reusing the lock's pins), fetch, write the lock, provision.
 
     ``unpin`` is for ``metapkg update``: given the current lock, it names the
-    (repo, ref) pins to ask GitHub about again.
+    (repo, ref) pins to ask GitHub about again. ``reinstall`` copies every package again
+    (repairing drift that ``metapkg verify`` reports) instead of only what changed.
     """
     values = placeholder_values(project)
-    if unpin is None and state.up_to_date(project, values, __version__):
+    if unpin is None and not reinstall and state.up_to_date(project, values, __version__):
         return InstallReport(up_to_date=True)
     from metapkg.actions.resolution import read_lock, resolve_project
     from metapkg.fetch.router import FetchOptions
@@ -73,7 +75,9 @@ def install(
         if frozen:
             check_frozen(resolution)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
-        applied = apply(project, resolution.plan, resolution.old_lock, lock_text, values)
+        applied = apply(
+            project, resolution.plan, resolution.old_lock, lock_text, values, reinstall
+        )
         file_roots = [
             str(node.fetched.path)
             for node in resolution.resolved.packages.values()

@@ -22,6 +22,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="never write metapkg.lock; fail if it is missing or out of date (CI)",
     )
+    parser.add_argument(
+        "--reinstall",
+        action="store_true",
+        help="copy every package again, repairing files changed since the last install",
+    )
     add_fetch_options(parser)
 
 
@@ -49,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         lambda progress: install(
             Path.cwd(),
             frozen=args.frozen,
+            reinstall=args.reinstall,
             offline=args.offline,
             workers=args.jobs,
             progress=progress,
@@ -111,6 +117,8 @@ def changes(old: Lockfile | None, new: Lockfile) -> list[str]:
             continue
         elif a.version != b.version:
             lines.append(f" ~ {label} {a.version} -> {b.version}")
-        elif a.integrity != b.integrity or a.commit != b.commit:
+        elif a.integrity != b.integrity:
             lines.append(f" ~ {label} {b.version or ''} (content changed)".replace("  ", " "))
+        elif a.commit != b.commit:
+            lines.append(f" ~ {label} (same content, now at {(b.commit or '')[:12]})")
     return lines

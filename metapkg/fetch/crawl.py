@@ -158,7 +158,8 @@ def _collect(future: Future[Node], origin: Origin, result: Crawl) -> Node | None
         )
         return None
     except FetchError as exc:
-        result.problems.extend(exc.diagnostics)
+        # Packages sharing one failed download share its error: report it once.
+        result.problems.extend(d for d in exc.diagnostics if d not in result.problems)
         return None
     result.nodes[origin] = node
     return node

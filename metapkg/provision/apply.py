@@ -50,11 +50,12 @@ def apply(
     old_lock: lockfmt.Lockfile | None,
     lock_text: str | None,
     values: Mapping[str, str],
+    reinstall: bool = False,
 ) -> Applied:
     owned_paths = set(old_lock.provisioned) if old_lock else set()
     owned_servers = set(old_lock.mcp_servers) if old_lock else set()
     _refuse_collisions(project, plan, owned_paths)
-    previous = owned_integrity(old_lock)
+    previous = {} if reinstall else owned_integrity(old_lock)
     tx = Transaction(project)
     try:
         copied = []

@@ -1,0 +1,31 @@
+"""``metapkg diff [OLD [NEW]]``: compare two lockfiles for review."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from metapkg.diff import changelogs, inputs
+from metapkg.diff.compare import Change, compare, with_alerts
+from metapkg.lock import format as lockfmt
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    old: str
+    new: str
+    changes: tuple[Change, ...]
+
+    @property
+    def alert_ids(self) -> set[str]:
+        return {a.id for c in self.changes for a in c.alerts}
+
+
+def diff(project: Path, old: str | None, new: str | None, offline: bool = False) -> DiffResult:
+    """OLD defaults to the lock at git HEAD, NEW to the lock in the working tree."""
+    before = inputs.load(old or "git:HEAD", project)
+    after = inputs.load(new or str(project / lockfmt.FILENAME), project)
+    changes = compare(before.lock, after.lock)
+    changes = changelogs.attach(changes, after.lock, project, offline)
+    return DiffResult(before.name, after.name if new else lockfmt.FILENAME,
+                      tuple(with_alerts(c) for c in changes))

@@ -1,0 +1,71 @@
+"""metapkg diff [OLD [NEW]] [--format text|markdown|json] [--fail-on ALERT[,ALERT]]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from metapkg.cli.install import add_fetch_options
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "locks",
+        nargs="*",
+        metavar="OLD [NEW]",
+        help="lockfile paths or git:REV (default: git:HEAD against ./metapkg.lock)",
+    )
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    parser.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
+    parser.add_argument(
+        "--fail-on",
+        metavar="ALERT[,ALERT]",
+        default="",
+        help="exit 1 when one of these alert ids occurs (CI policy); 'any' for every alert",
+    )
+    parser.add_argument(
+        "--git-external-diff",
+        action="store_true",
+        help="run as git's diff driver (PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE)",
+    )
+    add_fetch_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from metapkg.actions.diff import diff
+    from metapkg.cli.output import paint
+    from metapkg.diagnostics import UsageError
+    from metapkg.diff import render
+    from metapkg.diff.compare import ALERTS
+
+    fail_on = {a.strip() for a in args.fail_on.split(",") if a.strip()}
+    unknown = fail_on - set(ALERTS) - {"any"}
+    if unknown:
+        raise UsageError.single(
+            "usage", "--fail-on", f"unknown alert id(s) {', '.join(sorted(unknown))}; known: {', '.join(ALERTS)}"
+        )
+    offline = args.offline
+    if args.git_external_diff:
+        if len(args.locks) != 7:
+            raise UsageError.single("usage", "--git-external-diff", "git passes 7 arguments")
+        old, new, offline = args.locks[1], args.locks[4], True  # never the network inside git diff
+    elif len(args.locks) > 2:
+        raise UsageError.single("usage", "diff", "give at most two lockfiles: OLD [NEW]")
+    else:
+        old, new = (args.locks + [None, None])[:2]
+    result = diff(Path.cwd(), old, new, offline=offline)
+    title = f"{result.old} -> {result.new}"
+    if args.git_external_diff:
+        title = f"a/{args.locks[0]} -> b/{args.locks[0]}"
+    if args.format == "json":
+        sys.stdout.write(render.as_json(result.changes, result.old, result.new))
+    elif args.format == "markdown":
+        sys.stdout.write(render.markdown(result.changes, title))
+    else:
+        sys.stdout.write(render.text(result.changes, title, lambda t, s: paint(t, s, sys.stdout)))
+    hit = result.alert_ids if "any" in fail_on else result.alert_ids & fail_on
+    if hit:
+        print(f"metapkg diff: alert(s) {', '.join(sorted(hit))} matched --fail-on", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,1 @@
+"""``metapkg diff``: what changed between two lockfiles, for reviewers and bots."""

@@ -1,0 +1,55 @@
+"""CHANGELOG entries for a diff, read from the packages the new lock pins.
+
+Content comes from the download cache (or is fetched when missing), by the exact commit
+the lock pins, and is used only if its integrity matches the lock: a reviewer must never
+be shown release notes of content other than what will be installed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metapkg.diagnostics import MetapkgError
+from metapkg.diff.compare import Change, Changelog, with_changelog
+from metapkg.fetch.router import FetchOptions, Sources
+from metapkg.fetch.source import RefPin
+from metapkg.lock import format as lockfmt
+from metapkg.lock.integrity import TreeError, tree_hash
+from metapkg.origins import OriginSyntaxError, parse_origin
+from metapkg.packages import changelog
+
+
+def attach(changes: list[Change], new: lockfmt.Lockfile, project: Path, offline: bool) -> list[Change]:
+    wanted = [c for c in changes if c.new is not None and c.kind != "mcp"]
+    if not wanted:
+        return changes
+    pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in new.pins)
+    sources = Sources(FetchOptions(pins=pins, offline=offline, frozen=True))
+    found: dict[str, Changelog] = {}
+    try:
+        for change in wanted:
+            found[change.label] = _read(change, sources, project)
+    finally:
+        sources.close()
+    return [with_changelog(c, found[c.label]) if c.label in found else c for c in changes]
+
+
+def _read(change: Change, sources: Sources, project: Path) -> Changelog:
+    package = change.new
+    assert package is not None
+    try:
+        fetched = sources.fetch(parse_origin(package.origin, project))
+        if tree_hash(fetched.path) != package.integrity:
+            return Changelog(unavailable="the content found does not match the lock's integrity")
+        text = (fetched.path / changelog.FILENAME).read_text(encoding="utf-8")
+    except (MetapkgError, OriginSyntaxError, TreeError) as exc:
+        return Changelog(unavailable=str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    except OSError as exc:
+        return Changelog(unavailable=f"CHANGELOG.md cannot be read ({exc.strerror})")
+    entries, _ = changelog.parse(text, changelog.FILENAME)
+    has_entry = any(e.version == package.version for e in entries)
+    if change.change == "upgraded" and change.from_version and package.version:
+        shown = changelog.between(entries, change.from_version, package.version)
+    else:
+        shown = tuple(e for e in entries if e.version == package.version)
+    return Changelog(shown, has_entry=has_entry)

@@ -1,0 +1,176 @@
+"""Compare two lockfiles package by package, and raise review alerts.
+
+Alert ids are stable (CI policies name them in ``--fail-on``):
+
+    content-changed-same-version  same version, different integrity
+    downgrade                     the version went down
+    dependency-dropped            a skill dependency removed under a non-major bump
+    mcp-dropped                   an MCP dependency removed under a non-major bump
+    new-metaskill                 a skill now ships an executable metaskill program
+    new-mcp                       a new MCP server will be configured
+    mcp-command-changed           an MCP server's command, args or env changed
+    origin-moved                  a package now comes from another repository
+    file-origin                   a package comes from a local file: origin
+    changelog-missing-entry       the CHANGELOG has no entry for the new version
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from metapkg.lock import format as lockfmt
+from metapkg.origins import FileOrigin, GitHubOrigin, OriginSyntaxError, parse_origin
+from metapkg.packages.models import ChangelogEntry, Kind
+from metapkg.packages.semver import SemVer, bump
+
+ALERTS = (
+    "content-changed-same-version",
+    "downgrade",
+    "dependency-dropped",
+    "mcp-dropped",
+    "new-metaskill",
+    "new-mcp",
+    "mcp-command-changed",
+    "origin-moved",
+    "file-origin",
+    "changelog-missing-entry",
+)
+_KIND_ORDER = {"agent": 0, "skill": 1, "mcp": 2}
+Key = tuple[Kind, str]
+
+
+@dataclass(frozen=True)
+class Alert:
+    id: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Changelog:
+    entries: tuple[ChangelogEntry, ...] = ()  # the entries to show, newest first
+    has_entry: bool = True  # the CHANGELOG has an entry for the new version
+    unavailable: str | None = None  # why the CHANGELOG could not be read
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: Kind
+    fqn: str
+    change: str  # added, removed, upgraded, downgraded, changed
+    old: lockfmt.LockedPackage | None
+    new: lockfmt.LockedPackage | None
+    bump: str | None = None
+    dependencies_added: tuple[Key, ...] = ()
+    dependencies_removed: tuple[Key, ...] = ()
+    changelog: Changelog = field(default_factory=Changelog)
+    alerts: tuple[Alert, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.fqn}"
+
+    @property
+    def from_version(self) -> str | None:
+        return self.old.version if self.old else None
+
+    @property
+    def to_version(self) -> str | None:
+        return self.new.version if self.new else None
+
+
+def compare(old: lockfmt.Lockfile, new: lockfmt.Lockfile) -> list[Change]:
+    """Every package whose content, version, origin or dependencies differ.
+
+    A package that only moved to another commit with identical content is left out: there
+    is nothing in it to review. Changelog entries are attached later.
+    """
+    before = {p.key: p for p in old.packages}
+    after = {p.key: p for p in new.packages}
+    changes = []
+    for key in sorted(before.keys() | after.keys(), key=lambda k: (_KIND_ORDER[k[0]], k[1])):
+        a, b = before.get(key), after.get(key)
+        if a == b or (a and b and dataclasses.replace(a, commit=b.commit) == b):
+            continue  # identical, or the same content at a new commit: nothing to review
+        changes.append(_change(key, a, b))
+    return changes
+
+
+def _change(key: Key, a: lockfmt.LockedPackage | None, b: lockfmt.LockedPackage | None) -> Change:
+    kind, fqn = key
+    if a is None:
+        return Change(kind, fqn, "added", None, b, dependencies_added=tuple(b.dependencies) if b else ())
+    if b is None:
+        return Change(kind, fqn, "removed", a, None, dependencies_removed=tuple(a.dependencies))
+    size = bump(a.version, b.version) if a.version and b.version else None
+    change = "changed"
+    if size is not None:
+        old_v, new_v = SemVer.parse(a.version or ""), SemVer.parse(b.version or "")
+        change = "upgraded" if old_v is not None and new_v is not None and old_v < new_v else "downgraded"
+    added = tuple(d for d in b.dependencies if d not in a.dependencies)
+    removed = tuple(d for d in a.dependencies if d not in b.dependencies)
+    return Change(kind, fqn, change, a, b, size, added, removed)
+
+
+def with_alerts(change: Change) -> Change:
+    """The change with every alert that applies (call after the changelog is attached)."""
+    return dataclasses.replace(change, alerts=tuple(_alerts(change)))
+
+
+def _alerts(change: Change) -> list[Alert]:
+    a, b = change.old, change.new
+    found: list[Alert] = []
+    if b is None:
+        return found
+    if a is not None and b.version and a.version == b.version and a.integrity != b.integrity:
+        found.append(Alert("content-changed-same-version",
+                           f"{change.label} {b.version}: content changed but the version did not"))
+    if change.change == "downgraded":
+        found.append(Alert("downgrade", f"{change.label} goes down from {a.version if a else '?'} to {b.version}"))
+    if a is not None and change.bump != "major":
+        for dep_kind, dep in change.dependencies_removed:
+            alert = "mcp-dropped" if dep_kind == "mcp" else "dependency-dropped"
+            found.append(Alert(alert, f"{change.label} drops {dep_kind} {dep} without a major version bump"))
+    if b.metaskill and (a is None or not a.metaskill):
+        found.append(Alert("new-metaskill", f"{change.label} ships an executable metaskill program ({b.metaskill})"))
+    if change.kind == "mcp" and a is None:
+        found.append(Alert("new-mcp", f"new MCP server {change.fqn} will run: {_command(b.server)}"))
+    if change.kind == "mcp" and a is not None and _runs(a.server) != _runs(b.server):
+        found.append(Alert("mcp-command-changed", f"MCP server {change.fqn} now runs: {_command(b.server)}"))
+    if a is not None and _repository(a.origin) != _repository(b.origin):
+        found.append(Alert("origin-moved", f"{change.label} moved from {_repository(a.origin)} to {_repository(b.origin)}"))
+    if _repository(b.origin).startswith("file:"):
+        found.append(Alert("file-origin", f"{change.label} comes from a local {b.origin}, which exists only on one machine"))
+    if change.changelog.unavailable is None and not change.changelog.has_entry:
+        found.append(Alert("changelog-missing-entry", f"{change.label}: CHANGELOG.md has no entry for {b.version}"))
+    return found
+
+
+def _runs(server: Any) -> Any:
+    if not isinstance(server, dict):
+        return None
+    return {k: server.get(k) for k in ("command", "args", "env", "url", "headers")}
+
+
+def _command(server: Any) -> str:
+    if not isinstance(server, dict):
+        return "(unknown)"
+    if "command" in server:
+        return " ".join([str(server["command"]), *map(str, server.get("args") or [])])
+    return str(server.get("url", "(no command)"))
+
+
+def _repository(origin: str) -> str:
+    try:
+        parsed = parse_origin(origin)
+    except OriginSyntaxError:
+        return origin
+    if isinstance(parsed, GitHubOrigin):
+        return f"github.com/{parsed.repo_id}"
+    assert isinstance(parsed, FileOrigin)
+    return f"file:{parsed.path}"
+
+
+def with_changelog(change: Change, changelog: Changelog) -> Change:
+    return dataclasses.replace(change, changelog=changelog)
