@@ -27,5 +27,6 @@ def diff(project: Path, old: str | None, new: str | None, offline: bool = False)
     after = inputs.load(new or str(project / lockfmt.FILENAME), project)
     changes = compare(before.lock, after.lock)
     changes = changelogs.attach(changes, after.lock, project, offline)
-    return DiffResult(before.name, after.name if new else lockfmt.FILENAME,
-                      tuple(with_alerts(c) for c in changes))
+    return DiffResult(
+        before.name, after.name if new else lockfmt.FILENAME, tuple(with_alerts(c) for c in changes)
+    )

@@ -75,9 +75,7 @@ def install(
         if frozen:
             check_frozen(resolution)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
-        applied = apply(
-            project, resolution.plan, resolution.old_lock, lock_text, values, reinstall
-        )
+        applied = apply(project, resolution.plan, resolution.old_lock, lock_text, values, reinstall)
         file_roots = [
             str(node.fetched.path)
             for node in resolution.resolved.packages.values()

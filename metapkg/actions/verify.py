@@ -42,7 +42,9 @@ class Verification:
 def verify(project: Path) -> Verification:
     lock = lockfmt.read(project / lockfmt.FILENAME)
     if lock is None:
-        raise LockError.single("lock", lockfmt.FILENAME, "there is no metapkg.lock to verify against")
+        raise LockError.single(
+            "lock", lockfmt.FILENAME, "there is no metapkg.lock to verify against"
+        )
     owned = set(lock.provisioned)
     pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in lock.pins)
     sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True))
@@ -65,7 +67,9 @@ def verify(project: Path) -> Verification:
     return Verification(tuple(drifts + servers), checked + len(lock.mcp_servers), tuple(notes))
 
 
-def _expected_tree(package: lockfmt.LockedPackage, project: Path, sources: Sources, inner: str) -> Path | None:
+def _expected_tree(
+    package: lockfmt.LockedPackage, project: Path, sources: Sources, inner: str
+) -> Path | None:
     """The locked package's files on local disk, if they are there and match the lock."""
     try:
         fetched = sources.fetch(parse_origin(package.origin, project))
@@ -83,7 +87,9 @@ def _digest_files(root: Path) -> dict[str, tuple[bool, str]]:
     return files
 
 
-def _compare(project: Path, path: str, package: lockfmt.LockedPackage, expected: Path | None, inner: str) -> list[Drift]:
+def _compare(
+    project: Path, path: str, package: lockfmt.LockedPackage, expected: Path | None, inner: str
+) -> list[Drift]:
     target = project / path
     if not os.path.lexists(target):
         return [Drift("missing", path, f"{package.label} is not provisioned")]

@@ -17,7 +17,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="lockfile paths or git:REV (default: git:HEAD against ./metapkg.lock)",
     )
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    parser.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
+    parser.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="same as --format json"
+    )
     parser.add_argument(
         "--fail-on",
         metavar="ALERT[,ALERT]",
@@ -43,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     unknown = fail_on - set(ALERTS) - {"any"}
     if unknown:
         raise UsageError.single(
-            "usage", "--fail-on", f"unknown alert id(s) {', '.join(sorted(unknown))}; known: {', '.join(ALERTS)}"
+            "usage",
+            "--fail-on",
+            f"unknown alert id(s) {', '.join(sorted(unknown))}; known: {', '.join(ALERTS)}",
         )
     offline = args.offline
     if args.git_external_diff:
@@ -53,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     elif len(args.locks) > 2:
         raise UsageError.single("usage", "diff", "give at most two lockfiles: OLD [NEW]")
     else:
-        old, new = (args.locks + [None, None])[:2]
+        old, new = ([*args.locks, None, None])[:2]
     result = diff(Path.cwd(), old, new, offline=offline)
     title = f"{result.old} -> {result.new}"
     if args.git_external_diff:

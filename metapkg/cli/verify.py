@@ -23,7 +23,13 @@ def run(args: argparse.Namespace) -> int:
         detail = f"  ({drift.detail})" if drift.detail else ""
         print(f"{drift.kind:<9}{drift.path}{detail}")
     if result.drifts:
-        status(f"{len(result.drifts)} drift(s) from metapkg.lock; run `metapkg install --reinstall` to repair", args.quiet)
+        status(
+            f"{len(result.drifts)} drift(s) from metapkg.lock; run `metapkg install --reinstall` to repair",
+            args.quiet,
+        )
         return 1
-    status(f"Verified {result.checked} provisioned path(s) and server(s) against metapkg.lock", args.quiet)
+    status(
+        f"Verified {result.checked} provisioned path(s) and server(s) against metapkg.lock",
+        args.quiet,
+    )
     return 0

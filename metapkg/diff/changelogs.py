@@ -19,7 +19,9 @@ from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages import changelog
 
 
-def attach(changes: list[Change], new: lockfmt.Lockfile, project: Path, offline: bool) -> list[Change]:
+def attach(
+    changes: list[Change], new: lockfmt.Lockfile, project: Path, offline: bool
+) -> list[Change]:
     wanted = [c for c in changes if c.new is not None and c.kind != "mcp"]
     if not wanted:
         return changes

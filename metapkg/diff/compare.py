@@ -100,14 +100,20 @@ def compare(old: lockfmt.Lockfile, new: lockfmt.Lockfile) -> list[Change]:
 def _change(key: Key, a: lockfmt.LockedPackage | None, b: lockfmt.LockedPackage | None) -> Change:
     kind, fqn = key
     if a is None:
-        return Change(kind, fqn, "added", None, b, dependencies_added=tuple(b.dependencies) if b else ())
+        return Change(
+            kind, fqn, "added", None, b, dependencies_added=tuple(b.dependencies) if b else ()
+        )
     if b is None:
         return Change(kind, fqn, "removed", a, None, dependencies_removed=tuple(a.dependencies))
     size = bump(a.version, b.version) if a.version and b.version else None
     change = "changed"
     if size is not None:
         old_v, new_v = SemVer.parse(a.version or ""), SemVer.parse(b.version or "")
-        change = "upgraded" if old_v is not None and new_v is not None and old_v < new_v else "downgraded"
+        change = (
+            "upgraded"
+            if old_v is not None and new_v is not None and old_v < new_v
+            else "downgraded"
+        )
     added = tuple(d for d in b.dependencies if d not in a.dependencies)
     removed = tuple(d for d in a.dependencies if d not in b.dependencies)
     return Change(kind, fqn, change, a, b, size, added, removed)
@@ -124,26 +130,61 @@ def _alerts(change: Change) -> list[Alert]:
     if b is None:
         return found
     if a is not None and b.version and a.version == b.version and a.integrity != b.integrity:
-        found.append(Alert("content-changed-same-version",
-                           f"{change.label} {b.version}: content changed but the version did not"))
+        found.append(
+            Alert(
+                "content-changed-same-version",
+                f"{change.label} {b.version}: content changed but the version did not",
+            )
+        )
     if change.change == "downgraded":
-        found.append(Alert("downgrade", f"{change.label} goes down from {a.version if a else '?'} to {b.version}"))
+        found.append(
+            Alert(
+                "downgrade",
+                f"{change.label} goes down from {a.version if a else '?'} to {b.version}",
+            )
+        )
     if a is not None and change.bump != "major":
         for dep_kind, dep in change.dependencies_removed:
             alert = "mcp-dropped" if dep_kind == "mcp" else "dependency-dropped"
-            found.append(Alert(alert, f"{change.label} drops {dep_kind} {dep} without a major version bump"))
+            found.append(
+                Alert(alert, f"{change.label} drops {dep_kind} {dep} without a major version bump")
+            )
     if b.metaskill and (a is None or not a.metaskill):
-        found.append(Alert("new-metaskill", f"{change.label} ships an executable metaskill program ({b.metaskill})"))
+        found.append(
+            Alert(
+                "new-metaskill",
+                f"{change.label} ships an executable metaskill program ({b.metaskill})",
+            )
+        )
     if change.kind == "mcp" and a is None:
-        found.append(Alert("new-mcp", f"new MCP server {change.fqn} will run: {_command(b.server)}"))
+        found.append(
+            Alert("new-mcp", f"new MCP server {change.fqn} will run: {_command(b.server)}")
+        )
     if change.kind == "mcp" and a is not None and _runs(a.server) != _runs(b.server):
-        found.append(Alert("mcp-command-changed", f"MCP server {change.fqn} now runs: {_command(b.server)}"))
+        found.append(
+            Alert("mcp-command-changed", f"MCP server {change.fqn} now runs: {_command(b.server)}")
+        )
     if a is not None and _repository(a.origin) != _repository(b.origin):
-        found.append(Alert("origin-moved", f"{change.label} moved from {_repository(a.origin)} to {_repository(b.origin)}"))
+        found.append(
+            Alert(
+                "origin-moved",
+                f"{change.label} moved from {_repository(a.origin)} to {_repository(b.origin)}",
+            )
+        )
     if _repository(b.origin).startswith("file:"):
-        found.append(Alert("file-origin", f"{change.label} comes from a local {b.origin}, which exists only on one machine"))
+        found.append(
+            Alert(
+                "file-origin",
+                f"{change.label} comes from a local {b.origin}, which exists only on one machine",
+            )
+        )
     if change.changelog.unavailable is None and not change.changelog.has_entry:
-        found.append(Alert("changelog-missing-entry", f"{change.label}: CHANGELOG.md has no entry for {b.version}"))
+        found.append(
+            Alert(
+                "changelog-missing-entry",
+                f"{change.label}: CHANGELOG.md has no entry for {b.version}",
+            )
+        )
     return found
 
 

@@ -40,7 +40,10 @@ def _from_git(revision: str, project: Path) -> lockfmt.Lockfile:
     try:
         exists = subprocess.run(
             ["git", "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"],
-            cwd=project, capture_output=True, text=True, check=False,
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     except FileNotFoundError:
         raise MetapkgError.single("git", f"git:{revision}", "git is not installed") from None
@@ -50,7 +53,10 @@ def _from_git(revision: str, project: Path) -> lockfmt.Lockfile:
         )
     shown = subprocess.run(
         ["git", "show", f"{revision}:./{lockfmt.FILENAME}"],
-        cwd=project, capture_output=True, text=True, check=False,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if shown.returncode != 0:
         return EMPTY  # the lock did not exist at that revision: everything is added

@@ -44,9 +44,17 @@ def text(changes: Sequence[Change], title: str, paint: Callable[[str, str], str]
     for change in changes:
         lines.append("")
         bump = f" ({change.bump})" if change.bump else ""
-        lines.append(paint(f"{_SYMBOL[change.change]} {change.label} {_versions(change)}{bump}", "bold").rstrip())
+        lines.append(
+            paint(
+                f"{_SYMBOL[change.change]} {change.label} {_versions(change)}{bump}", "bold"
+            ).rstrip()
+        )
         lines.extend(f"    + depends on {_dep(d)}" for d in change.dependencies_added if change.old)
-        lines.extend(f"    - no longer depends on {_dep(d)}" for d in change.dependencies_removed if change.new)
+        lines.extend(
+            f"    - no longer depends on {_dep(d)}"
+            for d in change.dependencies_removed
+            if change.new
+        )
         if change.old and change.new and change.old.origin != change.new.origin:
             lines.append(f"    origin {change.old.origin} -> {change.new.origin}")
         lines.extend("    " + line for line in _server_text(change))
@@ -114,7 +122,14 @@ def markdown(changes: Sequence[Change], title: str) -> str:
     for change in changes:
         details = _markdown_details(change)
         if details:
-            out += [f"<details><summary>{_cell(change.label)}</summary>", "", *details, "", "</details>", ""]
+            out += [
+                f"<details><summary>{_cell(change.label)}</summary>",
+                "",
+                *details,
+                "",
+                "</details>",
+                "",
+            ]
     return "\n".join(out)
 
 
@@ -122,7 +137,9 @@ def _markdown_details(change: Change) -> list[str]:
     """Sections separated by blank lines: dependencies, origin, server, changelog."""
     sections: list[list[str]] = []
     facts = [f"- depends on `{_dep(d)}` (new)" for d in change.dependencies_added if change.old]
-    facts += [f"- no longer depends on `{_dep(d)}`" for d in change.dependencies_removed if change.new]
+    facts += [
+        f"- no longer depends on `{_dep(d)}`" for d in change.dependencies_removed if change.new
+    ]
     if change.old and change.new and change.old.origin != change.new.origin:
         facts.append(f"- origin `{change.old.origin}` → `{change.new.origin}`")
     if facts:
@@ -138,7 +155,10 @@ def _markdown_details(change: Change) -> list[str]:
     if change.changelog.unavailable:
         sections.append([f"_CHANGELOG not available: {change.changelog.unavailable}_"])
     for entry in change.changelog.entries:
-        body = [("##" + line) if line.startswith("#") else line for line in entry.body.strip("\n").splitlines()]
+        body = [
+            ("##" + line) if line.startswith("#") else line
+            for line in entry.body.strip("\n").splitlines()
+        ]
         sections.append([f"#### {entry.version} ({entry.date})", "", *body])
     return [line for i, section in enumerate(sections) for line in ([""] if i else []) + section]
 

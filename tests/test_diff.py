@@ -1,0 +1,318 @@
+"""`metapkg diff` and `metapkg verify` on two real lockfiles of the fixture catalog.
+
+State 1 installs the catalog with `main` at its first release (c1). State 2 moves `main`
+to the next release (c2, registry-fixtures/catalogs/valid-v2), drops one dependency and
+points one at a local copy, then runs `metapkg update`. Between them is one example of
+every change kind and every alert.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import CATALOGS, FIXTURES, Run, file_origin, run_cli
+
+from fixture_server import FixtureGitHub
+
+GH = "https://github.com"
+ALL_ALERTS = {
+    "content-changed-same-version", "downgrade", "dependency-dropped", "mcp-dropped",
+    "new-metaskill", "new-mcp", "mcp-command-changed", "origin-moved", "file-origin",
+    "changelog-missing-entry",
+}  # fmt: skip
+
+STATE_1 = f"""\
+dependencies:
+  agents:
+    - {GH}/acme/catalog/tree/main/agents/code-reviewer
+  skills:
+    - {GH}/acme/catalog/tree/main/skills/browser-qa
+    - {GH}/acme/catalog/tree/main/skills/test-fix
+    - {GH}/tools-org/shared-skills/tree/release/1.x/skills/link-check
+  mcps:
+    - {GH}/acme/catalog/tree/main/mcps/com.example_filesystem.json
+trust:
+  metaskills: ["acme/*"]
+"""
+
+
+@dataclass
+class States:
+    project: Path
+    env: dict[str, str]
+    lock1: Path
+    lock2: Path
+    server: FixtureGitHub
+
+    def cli(self, *args: str, cwd: Path | None = None) -> Run:
+        return run_cli(*args, cwd=cwd or self.project, env=self.env)
+
+
+def _git(project: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=project,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def states(tmp_path_factory: pytest.TempPathFactory) -> States:  # type: ignore[misc]
+    base = tmp_path_factory.mktemp("diff")
+    project = base / "project"
+    project.mkdir()
+    local = base / "local" / "link-check"
+    shutil.copytree(CATALOGS / "shared-skills" / "skills" / "link-check", local)
+    with FixtureGitHub(FIXTURES / "github") as server:
+        env = {
+            "METAPKG_GITHUB_API_URL": server.api_url,
+            "METAPKG_CACHE_DIR": str(base / "cache"),
+            "METAPKG_SHARED_DIR": str(base / "shared"),
+        }
+        (project / "metapkg.yaml").write_text(STATE_1)
+        first = run_cli("install", cwd=project, env=env)
+        assert first.code == 0, first.err
+        _git(project, "init", "-q")
+        _git(project, "add", "metapkg.yaml", "metapkg.lock")
+        _git(project, "commit", "-qm", "state 1")
+        lock1 = base / "lock1.yaml"
+        shutil.copy(project / "metapkg.lock", lock1)
+
+        server.set_branch("acme", "catalog", "main", "c2")
+        state2 = STATE_1.replace(f"    - {GH}/acme/catalog/tree/main/skills/test-fix\n", "")
+        state2 = state2.replace(
+            f"{GH}/tools-org/shared-skills/tree/release/1.x/skills/link-check", file_origin(local)
+        )
+        (project / "metapkg.yaml").write_text(state2)
+        second = run_cli("update", cwd=project, env=env)
+        assert second.code == 0, second.err
+        lock2 = base / "lock2.yaml"
+        shutil.copy(project / "metapkg.lock", lock2)
+        yield States(project, env, lock1, lock2, server)
+
+
+def _changes(result: Run) -> dict[str, dict[str, object]]:
+    assert result.code == 0, result.err
+    return {f"{c['kind']} {c['fqn']}": c for c in result.json["changes"]}
+
+
+def test_json_has_every_change_kind_and_the_expected_alerts(states: States) -> None:
+    changes = _changes(states.cli("diff", str(states.lock1), str(states.lock2), "--format", "json"))
+    summary = {
+        label: (c["change"], c["from"], c["to"], c["bump"], sorted(a["id"] for a in c["alerts"]))
+        for label, c in changes.items()
+    }
+    assert summary == {
+        "skill acme/browser-qa": ("downgraded", "0.3.0", "0.2.1", "minor", ["downgrade"]),
+        "skill acme/changelog-writer": ("added", None, "1.1.0", None, ["new-metaskill"]),
+        "skill acme/commit-message": ("upgraded", "1.1.0", "2.0.0", "major", []),
+        "skill acme/git-pr": ("upgraded", "2.1.0", "2.2.0", "minor", ["mcp-dropped"]),
+        "skill acme/review-checklist": (
+            "changed", "1.3.0", "1.3.0", None,
+            ["content-changed-same-version", "dependency-dropped"],
+        ),
+        "skill acme/test-fix": ("removed", "1.0.0", None, None, []),
+        "skill tools-org/link-check": (
+            "changed", "0.2.0", "0.2.0", None, ["file-origin", "origin-moved"],
+        ),
+        "mcp io.playwright/mcp": ("changed", None, None, None, ["mcp-command-changed"]),
+        "mcp io.sentry/mcp": ("added", None, None, None, ["new-mcp"]),
+    }  # fmt: skip
+
+
+def test_json_details_edges_changelog_and_servers(states: States) -> None:
+    changes = _changes(states.cli("diff", str(states.lock1), str(states.lock2), "--json"))
+    git_pr = changes["skill acme/git-pr"]
+    assert git_pr["dependencies"] == {
+        "added": ["skill acme/changelog-writer"],
+        "removed": ["mcp io.github.acme/github"],
+    }
+    assert [e["version"] for e in git_pr["changelog"]] == ["2.2.0"]  # type: ignore[union-attr]
+    assert "gh" in git_pr["changelog"][0]["body"]  # type: ignore[index]
+    commit_message = changes["skill acme/commit-message"]
+    assert [e["version"] for e in commit_message["changelog"]] == ["2.0.0"]  # type: ignore[union-attr]
+    playwright = changes["mcp io.playwright/mcp"]["server"]
+    assert "@playwright/mcp@latest" in playwright["from"]["args"]  # type: ignore[index]
+    assert playwright["to"]["args"][1] == "@playwright/mcp@0.0.41"  # type: ignore[index]
+    sentry = changes["mcp io.sentry/mcp"]
+    assert sentry["server"]["from"] is None  # type: ignore[index]
+    assert sentry["server"]["to"]["env"] == {"SENTRY_CACHE_DIR": "${sharedDir}/sentry"}  # type: ignore[index]
+    assert changes["skill tools-org/link-check"]["origin"]["to"].startswith("file:")  # type: ignore[index]
+
+
+def test_changelog_missing_entry_on_a_hand_edited_lock(states: States, tmp_path: Path) -> None:
+    # Someone bumps the version in the lock by hand; the pinned content has no such entry.
+    edited = tmp_path / "edited.lock"
+    text = states.lock2.read_text()
+    edited.write_text(re.sub(r"(fqn: acme/git-pr\n    version: )2\.2\.0", r"\g<1>2.3.0", text))
+    changes = _changes(states.cli("diff", str(states.lock1), str(edited), "--json"))
+    alerts = {a["id"] for a in changes["skill acme/git-pr"]["alerts"]}  # type: ignore[union-attr]
+    assert "changelog-missing-entry" in alerts
+
+
+def test_every_alert_is_covered(states: States, tmp_path: Path) -> None:
+    edited = tmp_path / "edited.lock"
+    edited.write_text(
+        re.sub(r"(fqn: acme/git-pr\n    version: )2\.2\.0", r"\g<1>2.3.0", states.lock2.read_text())
+    )
+    found = set()
+    for new in (states.lock2, edited):
+        result = states.cli("diff", str(states.lock1), str(new), "--json")
+        found |= {a["id"] for c in result.json["changes"] for a in c["alerts"]}
+    assert found == ALL_ALERTS
+
+
+def _markdown_table(markdown: str) -> dict[str, tuple[str, ...]]:
+    rows = [line for line in markdown.splitlines() if line.startswith("| ")]
+    header, body = rows[0], rows[1:]
+    assert header.startswith("| | package | from | to | bump | alerts |")
+    parsed = {}
+    for row in body:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        parsed[cells[1].strip("`")] = (cells[0], cells[2], cells[3], cells[4], cells[5])
+    return parsed
+
+
+def test_markdown_parses_back_to_the_same_facts_as_json(states: States) -> None:
+    md = states.cli("diff", str(states.lock1), str(states.lock2), "--format", "markdown")
+    js = _changes(states.cli("diff", str(states.lock1), str(states.lock2), "--format", "json"))
+    assert md.code == 0
+    table = _markdown_table(md.out)
+    assert set(table) == set(js)
+    for label, change in js.items():
+        kind, old, new, bump, alerts = table[label]
+        assert kind == change["change"]
+        assert old == (change["from"] or "") and new == (change["to"] or "")
+        assert bump == (change["bump"] or "")
+        assert sorted(re.findall(r"`([a-z-]+)`", alerts)) == sorted(
+            a["id"]
+            for a in change["alerts"]  # type: ignore[union-attr]
+        )
+    # Alerts come first, details are collapsed, MCP commands are shown in full.
+    assert md.out.index("alert(s)") < md.out.index("| | package")
+    assert md.out.count("<details>") == md.out.count("</details>") >= 5
+    assert '"@playwright/mcp@0.0.41"' in md.out
+
+
+def test_text_format_is_plain_when_not_a_terminal(states: States) -> None:
+    result = states.cli("diff", str(states.lock1), str(states.lock2))
+    assert result.code == 0
+    assert "\033[" not in result.out
+    assert "↓ skill acme/browser-qa 0.3.0 -> 0.2.1 (minor)" in result.out
+    assert (
+        "! [new-mcp] new MCP server io.sentry/mcp will run: npx -y @sentry/mcp-server@0.17.1"
+        in result.out
+    )
+    assert "- no longer depends on mcp io.github.acme/github" in result.out
+
+
+def test_fail_on_policies(states: States) -> None:
+    args = ("diff", str(states.lock1), str(states.lock2))
+    assert states.cli(*args, "--fail-on", "downgrade").code == 1
+    assert states.cli(*args, "--fail-on", "any").code == 1
+    assert states.cli(*args, "--fail-on", "changelog-missing-entry").code == 0
+    unknown = states.cli(*args, "--fail-on", "no-such-alert")
+    assert unknown.code == 2 and "no-such-alert" in unknown.err
+    same = states.cli("diff", str(states.lock2), str(states.lock2), "--fail-on", "any")
+    assert same.code == 0 and "no package changes" in same.out
+
+
+def test_default_is_git_head_against_the_working_tree(states: States) -> None:
+    result = states.cli("diff", "--format", "json")
+    assert result.json["old"] == "git:HEAD"
+    default = {(c["kind"], c["fqn"], c["change"]) for c in result.json["changes"]}
+    explicit = states.cli("diff", str(states.lock1), str(states.lock2), "--json")
+    assert default == {(c["kind"], c["fqn"], c["change"]) for c in explicit.json["changes"]}
+
+
+def test_a_lock_new_at_head_shows_everything_added(states: States, tmp_path: Path) -> None:
+    fresh = tmp_path / "repo"
+    fresh.mkdir()
+    _git(fresh, "init", "-q")
+    (fresh / "README").write_text("x")
+    _git(fresh, "add", "README")
+    _git(fresh, "commit", "-qm", "no lock yet")
+    shutil.copy(states.lock1, fresh / "metapkg.lock")
+    result = run_cli("diff", "git:HEAD", "--json", "--offline", cwd=fresh, env=states.env)
+    assert result.code == 0, result.err
+    assert {c["change"] for c in result.json["changes"]} == {"added"}
+    bad = run_cli("diff", "git:no-such-rev", cwd=fresh, env=states.env)
+    assert bad.code == 2
+
+
+def test_git_diff_shows_the_lock_through_metapkg(states: States, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    shutil.copy(states.lock1, repo / "metapkg.lock")
+    (repo / ".gitattributes").write_text("metapkg.lock diff=metapkg\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "one")
+    shutil.copy(states.lock2, repo / "metapkg.lock")
+    metapkg = f"{Path(os.sys.executable)} -m metapkg"  # type: ignore[attr-defined]
+    _git(repo, "config", "diff.metapkg.command", f"{metapkg} diff --git-external-diff")
+    shown = subprocess.run(
+        ["git", "diff", "--", "metapkg.lock"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **states.env, "NO_COLOR": "1"},
+        check=True,
+    )
+    assert shown.stdout.startswith("a/metapkg.lock -> b/metapkg.lock: 9 package change(s)")
+    assert "[downgrade]" in shown.stdout
+
+
+# -- verify ------------------------------------------------------------------------------
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".metapkg" not in p.parts
+    }
+
+
+def test_verify_clean_then_every_kind_of_drift_then_repair(states: States, tmp_path: Path) -> None:
+    project = tmp_path / "verify"
+    shutil.copytree(states.project, project, ignore=shutil.ignore_patterns(".git", ".metapkg"))
+    env = states.env
+    assert run_cli("install", "--frozen", cwd=project, env=env).code == 0
+    clean = run_cli("verify", cwd=project, env=env)
+    assert clean.code == 0, clean.out + clean.err
+
+    (project / ".claude/skills/git-pr/SKILL.md").write_text("tampered\n")
+    (project / ".agents/skills/git-pr/CHANGELOG.md").unlink()
+    (project / ".agents/skills/git-pr/notes.txt").write_text("mine\n")
+    os.chmod(project / ".agents/skills/review-checklist/scripts/collect-diff.sh", 0o644)
+    shutil.rmtree(project / ".claude/skills/browser-qa")
+    servers = json.loads((project / ".mcp.json").read_text())
+    servers["mcpServers"]["io.sentry/mcp"]["args"].append("--debug")
+    (project / ".mcp.json").write_text(json.dumps(servers))
+    before = _snapshot(project)
+
+    drift = run_cli("verify", cwd=project, env=env)
+    assert drift.code == 1
+    lines = set(drift.out.splitlines())
+    assert "modified .claude/skills/git-pr/SKILL.md" in lines
+    assert "missing  .agents/skills/git-pr/CHANGELOG.md" in lines
+    assert "extra    .agents/skills/git-pr/notes.txt" in lines
+    assert (
+        "modified .agents/skills/review-checklist/scripts/collect-diff.sh  (execute bit differs)"
+        in lines
+    )
+    assert any(line.startswith("missing  .claude/skills/browser-qa") for line in lines)
+    assert any('.mcp.json mcpServers["io.sentry/mcp"]' in line for line in lines)
+    assert _snapshot(project) == before  # verify changes nothing
+
+    assert run_cli("install", "--reinstall", cwd=project, env=env).code == 0
+    assert run_cli("verify", cwd=project, env=env).code == 0
