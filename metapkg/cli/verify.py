@@ -24,7 +24,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{drift.kind:<9}{drift.path}{detail}")
     if result.drifts:
         status(
-            f"{len(result.drifts)} drift(s) from metapkg.lock; run `metapkg install --reinstall` to repair",
+            f"{len(result.drifts)} drift(s) from metapkg.lock; "
+            "run `metapkg install --reinstall` to repair",
             args.quiet,
         )
         return 1
