@@ -72,7 +72,7 @@ def test_rejected_forms_explain_the_accepted_ones(text: str) -> None:
 def test_relative_file_origins_only_with_a_base(tmp_path: Path) -> None:
     origin = parse_origin("file:./local-skills/house-style", base_dir=tmp_path)
     assert origin == FileOrigin((tmp_path / "local-skills/house-style").as_posix())
-    with pytest.raises(OriginSyntaxError, match="metapkg.yaml only"):
+    with pytest.raises(OriginSyntaxError, match=r"metapkg\.yaml only"):
         parse_origin("file:./local-skills/house-style")
 
 

@@ -18,7 +18,10 @@ def test_bump_sizes() -> None:
 
 
 def test_changelog_parse_ignores_subsections_and_code() -> None:
-    text = "# Changelog\n\n## 1.1.0 (2026-04-17)\n### Added\n- x\n```\n## not a header\n```\n\n## 1.0.0 (2026-01-02)\n- first\n"
+    text = (
+        "# Changelog\n\n## 1.1.0 (2026-04-17)\n### Added\n- x\n"
+        "```\n## not a header\n```\n\n## 1.0.0 (2026-01-02)\n- first\n"
+    )
     entries, diags = changelog.parse(text, "CHANGELOG.md")
     assert diags == []
     assert [(e.version, e.date, e.line) for e in entries] == [

@@ -98,4 +98,6 @@ def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
     with stream, open(target, "wb") as out:
         while chunk := stream.read(1 << 20):
             out.write(chunk)
-    os.chmod(target, 0o755 if member.mode & 0o111 else 0o644)
+    # Read-only: provisioning hard-links these files into projects, and a write through
+    # one of those links must not silently change the cache for every other project.
+    os.chmod(target, 0o555 if member.mode & 0o111 else 0o444)

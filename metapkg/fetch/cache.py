@@ -61,7 +61,8 @@ class Cache:
                 if not final.is_dir():  # another process won the race: keep theirs
                     raise
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            if staging.exists():
+                shutil.rmtree(staging, onerror=_make_writable_and_retry)
         return final
 
     def remember_refs(self, repo: str, refs: dict[str, str]) -> None:
@@ -85,5 +86,11 @@ class Cache:
         if not self.root.exists():
             return 0
         size = sum(f.stat().st_size for f in self.root.rglob("*") if f.is_file())
-        shutil.rmtree(self.root)
+        shutil.rmtree(self.root, onerror=_make_writable_and_retry)
         return size
+
+
+def _make_writable_and_retry(function: Callable[..., object], path: str, _: object) -> None:
+    """Cached files are read-only; some systems refuse to delete those as they are."""
+    os.chmod(path, 0o700)
+    function(path)

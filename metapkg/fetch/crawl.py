@@ -4,6 +4,10 @@ A package's dependencies are scheduled the moment that package is loaded, so the
 costs about one fetch per level of the graph on its critical path, not one per package.
 Each distinct origin is fetched once however many packages ask for it (diamonds).
 
+Worker threads only fetch (network, archive extraction: waiting that releases the GIL);
+the calling thread parses and hashes. Parsing in the workers would only make them take
+turns on the GIL.
+
 The crawl only gathers: which origins exist, what they hold, and who asked for what.
 Judging the graph (conflicts, cycles, constraints) is the resolver's job.
 """
@@ -94,7 +98,7 @@ def crawl(
 ) -> Crawl:
     result = Crawl()
     override_origins = set(overrides.values())
-    futures: dict[Future[Node], Origin] = {}
+    futures: dict[Future[Fetched], Origin] = {}
     scheduled: set[Origin] = set()
 
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="fetch") as pool:
@@ -102,7 +106,7 @@ def crawl(
         def schedule(origin: Origin) -> None:
             if origin not in scheduled:
                 scheduled.add(origin)
-                futures[pool.submit(_load, source, origin)] = origin
+                futures[pool.submit(source.fetch, origin)] = origin
 
         for origin in sorted(override_origins, key=str):
             schedule(origin)
@@ -130,8 +134,8 @@ def crawl(
     return result
 
 
-def _load(source: Source, origin: Origin) -> Node:
-    fetched = source.fetch(origin)
+def _load(future: Future[Fetched], origin: Origin) -> Node:
+    fetched = future.result()
     kind = detect_kind(fetched.path)
     if kind is None:
         raise NotFound(
@@ -147,9 +151,9 @@ def _load(source: Source, origin: Origin) -> Node:
     return Node(origin, fetched, loaded.package, integrity, loaded.diagnostics)
 
 
-def _collect(future: Future[Node], origin: Origin, result: Crawl) -> Node | None:
+def _collect(future: Future[Fetched], origin: Origin, result: Crawl) -> Node | None:
     try:
-        node = future.result()
+        node = _load(future, origin)
     except NotFound as exc:
         chain = " -> ".join(result.chain(origin)[:-1])
         required = f"required by {chain}" if chain else "required by metapkg.yaml"

@@ -100,7 +100,7 @@ class GitHubSource:
         with self._used_lock:
             self._used.add(pin)
         folder_name = PurePosixPath(path).name if path else origin.repo
-        return Fetched(origin, package, str(origin), folder_name, pin)
+        return Fetched(origin, package, str(origin), folder_name, pin, shared=True)
 
     def used_pins(self) -> Iterable[RefPin]:
         return sorted(self._used, key=lambda p: (p.repo, p.ref))

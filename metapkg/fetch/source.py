@@ -26,6 +26,9 @@ class Fetched:
     display: str  # how diagnostics name the package root
     folder_name: str  # what the name-dir rule compares the package name with
     pin: RefPin | None = None  # GitHub origins only
+    # True for trees in the download cache: never modified in place (files are read-only),
+    # so provisioning may hard-link them instead of copying.
+    shared: bool = False
 
     @property
     def commit(self) -> str | None:

@@ -22,6 +22,7 @@ class Placement:
     source: Path  # the local folder or file copied there
     key: Key
     integrity: str  # of the package; an unchanged package need not be copied again
+    linkable: bool = False  # the source is an immutable cache tree: hard links are safe
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def plan_placements(resolved: Resolved, targets: Sequence[str]) -> Plan:
                     )
                 )
                 continue
-            by_path[path] = Placement(path, source, key, node.integrity)
+            by_path[path] = Placement(path, source, key, node.integrity, node.fetched.shared)
     if problems:
         raise ProvisionError(problems)
     return Plan(tuple(by_path[p] for p in sorted(by_path)), servers)

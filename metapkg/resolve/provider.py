@@ -21,7 +21,7 @@ from resolvelib import AbstractProvider
 
 from metapkg.fetch.crawl import Node
 from metapkg.origins import Origin
-from metapkg.packages.models import Kind
+from metapkg.packages.models import Dependency, Kind
 
 Key = tuple[Kind, str]
 
@@ -31,6 +31,7 @@ class Requirement:
     key: Key
     origin: Origin
     constraint: str | None = None
+    integrity: str = ""  # of the content the origin holds
 
 
 @dataclass(frozen=True)
@@ -85,10 +86,7 @@ class Provider(AbstractProvider[Requirement, Candidate, Key]):
     ) -> list[Candidate]:
         wanted = list(requirements[identifier])
         excluded = set(incompatibilities[identifier])
-        if identifier in self.overridden:
-            pool: Sequence[Candidate] = (self.overridden[identifier],)
-        else:
-            pool = self.candidates.get(identifier, ())
+        pool = self.pool(identifier)
         return [
             candidate
             for candidate in pool
@@ -96,14 +94,26 @@ class Provider(AbstractProvider[Requirement, Candidate, Key]):
         ]
 
     def is_satisfied_by(self, requirement: Requirement, candidate: Candidate) -> bool:
-        if not satisfies_constraint(candidate.version, requirement.constraint):
+        if requirement.constraint and not satisfies_constraint(
+            candidate.version, requirement.constraint
+        ):
             return False
         if requirement.key in self.overridden:
             return candidate == self.overridden[requirement.key]
-        return self.nodes[requirement.origin].integrity == candidate.integrity
+        return requirement.integrity == candidate.integrity
 
     def get_dependencies(self, candidate: Candidate) -> list[Requirement]:
-        return [
-            Requirement(self.nodes[d.origin].package_key, d.origin, d.constraint)
-            for d in candidate.node.package.dependencies
-        ]
+        return [self.requirement(d) for d in candidate.node.package.dependencies]
+
+    # -- helpers shared with the linear path in resolve/__init__.py ------------------------
+
+    def requirement(self, dependency: Dependency) -> Requirement:
+        node = self.nodes[dependency.origin]
+        origin, constraint = dependency.origin, dependency.constraint
+        return Requirement(node.package_key, origin, constraint, node.integrity)
+
+    def pool(self, identifier: Key) -> Sequence[Candidate]:
+        """Every candidate for an identity (only the override's, when there is one)."""
+        if identifier in self.overridden:
+            return (self.overridden[identifier],)
+        return self.candidates.get(identifier, ())

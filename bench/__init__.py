@@ -1,0 +1,1 @@
+"""Benchmarks: figures a script prints, never timed tests. Run `python -m bench`."""

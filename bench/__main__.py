@@ -1,0 +1,298 @@
+"""Install-speed benchmark: `python -m bench` (see README, "Benchmarks").
+
+Generates a synthetic catalog, serves it through the loopback fixture server with
+injected latency, runs the real `metapkg` CLI in subprocesses, and prints one table of
+medians; the same table goes to bench/results.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.catalog import Catalog, Shape, flat_catalog, generate, manifest
+from fixture_server import FixtureGitHub
+
+HERE = Path(__file__).resolve().parent
+ROUND_TRIPS_PER_LEVEL = 3  # ref -> commit, archive request (302), archive body
+
+
+@dataclass
+class Row:
+    figure: str
+    value: str
+    target: str = ""
+    met: str = ""
+
+
+def metapkg(*args: str, cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "metapkg", "-q", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"metapkg {' '.join(args)} failed in {cwd}:\n{done.stderr}")
+    return elapsed
+
+
+class Bench:
+    def __init__(self, work: Path, shape: Shape, latency: float, runs: int) -> None:
+        self.work = work
+        self.shape = shape
+        self.latency = latency
+        self.runs = runs
+        self.catalog: Catalog = generate(work / "catalog", shape)
+        self.server = FixtureGitHub(latency=latency)
+        for repo, folder in self.catalog.repos.items():
+            owner, name = repo.split("/")
+            self.server.add_repo(owner, name, {"c1": folder}, branches={"main": "c1"})
+        self.server.start()
+        self.counter = 0
+
+    def close(self) -> None:
+        self.server.stop()
+
+    def env(self, cache: Path) -> dict[str, str]:
+        clean = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("METAPKG_", "GITHUB_TOKEN", "GH_TOKEN"))
+        }
+        return {
+            **clean,
+            "METAPKG_GITHUB_API_URL": self.server.api_url,
+            "METAPKG_CACHE_DIR": str(cache),
+            "METAPKG_SHARED_DIR": str(self.work / "shared"),
+        }
+
+    def fresh(self, lock: Path | None = None) -> Path:
+        self.counter += 1
+        project = self.work / f"project-{self.counter}"
+        project.mkdir()
+        (project / "metapkg.yaml").write_text(manifest(self.catalog.roots))
+        if lock is not None:
+            shutil.copy(lock, project / "metapkg.lock")
+        return project
+
+    def fresh_cache(self) -> Path:
+        self.counter += 1
+        return self.work / f"cache-{self.counter}"
+
+    def median(self, measure: Callable[[], float]) -> float:
+        return statistics.median(measure() for _ in range(self.runs))
+
+    # -- the figures -----------------------------------------------------------------------
+
+    def cold(self) -> tuple[float, int, int, Path, Path]:
+        """(a) empty cache, no lock. Returns time, ref lookups, archives, a lock, a warm cache."""
+        times, refs, archives = [], 0, 0
+        project = cache = self.work
+        for _ in range(self.runs):
+            project, cache = self.fresh(), self.fresh_cache()
+            self.server.clear_log()
+            times.append(metapkg("install", cwd=project, env=self.env(cache)))
+            refs = self.server.count(r"/commits/", host="api")
+            archives = self.server.count(r"legacy\.tar\.gz", host="download")
+        return statistics.median(times), refs, archives, project / "metapkg.lock", cache
+
+    def cold_from_lock(self, lock: Path) -> tuple[float, int, int]:
+        """(b) empty cache, an existing lock."""
+        times, refs, archives = [], 0, 0
+        for _ in range(self.runs):
+            project, cache = self.fresh(lock), self.fresh_cache()
+            self.server.clear_log()
+            times.append(metapkg("install", cwd=project, env=self.env(cache)))
+            refs = self.server.count(r"/commits/", host="api")
+            archives = self.server.count(r"legacy\.tar\.gz", host="download")
+        return statistics.median(times), refs, archives
+
+    def warm(self, lock: Path, cache: Path) -> tuple[float, int, Path]:
+        """(c) a fresh project (manifest + lock, nothing provisioned), full cache."""
+        times, requests, project = [], 0, self.work
+        for _ in range(self.runs):
+            project = self.fresh(lock)
+            self.server.clear_log()
+            times.append(metapkg("install", cwd=project, env=self.env(cache)))
+            requests = len(self.server.requests)
+        return statistics.median(times), requests, project
+
+    def warm_without_lock(self, cache: Path) -> float:
+        """(c') a fresh project with no lock: refs must be asked of GitHub again."""
+        return self.median(lambda: metapkg("install", cwd=self.fresh(), env=self.env(cache)))
+
+    def noop(self, project: Path, cache: Path) -> float:
+        """(d) everything up to date."""
+        return self.median(lambda: metapkg("install", cwd=project, env=self.env(cache)))
+
+    def lock_check(self, project: Path, cache: Path) -> float:
+        """(e) `metapkg lock --check` on an up-to-date project."""
+        return self.median(lambda: metapkg("lock", "--check", cwd=project, env=self.env(cache)))
+
+
+def check_catalog(work: Path, count: int, shape: Shape, runs: int) -> float:
+    """(f) `metapkg check` of a catalog of ``count`` skills."""
+    root = flat_catalog(work / f"flat-{count}", count, shape)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METAPKG_")}
+    return statistics.median(metapkg("check", str(root), cwd=work, env=env) for _ in range(runs))
+
+
+def verdict(value: float, limit: float) -> str:
+    return "met" if value <= limit else "MISSED"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--packages", type=int, default=300)
+    parser.add_argument("--repos", type=int, default=30)
+    parser.add_argument("--depth", type=int, default=6)
+    parser.add_argument("--fanout", type=int, default=3)
+    parser.add_argument("--files", type=int, default=3, help="extra files per skill")
+    parser.add_argument("--bytes", type=int, default=2048, help="bytes per extra file")
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds per request")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (median)")
+    parser.add_argument("--check-packages", type=int, default=1000)
+    parser.add_argument(
+        "--scaling", default="30,300,3000", help="package counts for the scaling table ('' to skip)"
+    )
+    parser.add_argument("--output", type=Path, default=HERE / "results.md")
+    args = parser.parse_args(argv)
+
+    shape = Shape(args.packages, args.repos, args.depth, args.fanout, args.files, args.bytes)
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="metapkg-bench-") as scratch:
+        work = Path(scratch)
+        bench = Bench(work / "main", shape, args.latency, args.runs)
+        try:
+            rows += headline(bench, shape, args.latency)
+        finally:
+            bench.close()
+        check = check_catalog(work, args.check_packages, shape, args.runs)
+        rows.append(
+            Row(
+                f"(f) check of {args.check_packages} packages",
+                f"{check:.2f} s",
+                "<= 2 s",
+                verdict(check, 2.0),
+            )
+        )
+        scaling = [int(n) for n in args.scaling.split(",") if n.strip()]
+        scale_rows = scaling_table(work, scaling, shape, args.latency) if scaling else []
+    report = render(rows, scale_rows, shape, args.latency, args.runs)
+    print(report)
+    args.output.write_text(report)
+    return 0
+
+
+def headline(bench: Bench, shape: Shape, latency: float) -> list[Row]:
+    bound = shape.depth * ROUND_TRIPS_PER_LEVEL * latency
+    cold, refs, archives, lock, cache = bench.cold()
+    from_lock, lock_refs, lock_archives = bench.cold_from_lock(lock)
+    warm, warm_requests, project = bench.warm(lock, cache)
+    warm_no_lock = bench.warm_without_lock(cache)
+    noop = bench.noop(project, cache)
+    check = bench.lock_check(project, cache)
+    distinct_refs = shape.repos  # every repository is asked for `main` once
+    return [
+        Row("critical-path bound (depth x 3 round trips x latency)", f"{bound:.2f} s"),
+        Row(
+            "(a) cold install, no lock",
+            f"{cold:.2f} s",
+            f"<= {1.5 * bound:.2f} s (1.5 x bound)",
+            verdict(cold, 1.5 * bound),
+        ),
+        Row(
+            "(a) requests: ref lookups",
+            str(refs),
+            f"= {distinct_refs} (one per repo, ref)",
+            "met" if refs == distinct_refs else "MISSED",
+        ),
+        Row(
+            "(a) requests: archive downloads",
+            str(archives),
+            f"= {shape.repos} (one per repo, commit)",
+            "met" if archives == shape.repos else "MISSED",
+        ),
+        Row("(b) cold install from an existing lock", f"{from_lock:.2f} s"),
+        Row(
+            "(b) requests: ref lookups / archives",
+            f"{lock_refs} / {lock_archives}",
+            f"= 0 / {shape.repos}",
+            "met" if (lock_refs, lock_archives) == (0, shape.repos) else "MISSED",
+        ),
+        Row(
+            "(c) warm install into a fresh project (lock, full cache)",
+            f"{warm:.2f} s",
+            "<= 1.0 s",
+            verdict(warm, 1.0),
+        ),
+        Row("(c) requests", str(warm_requests), "= 0", "met" if warm_requests == 0 else "MISSED"),
+        Row("(c') warm install, fresh project without a lock", f"{warm_no_lock:.2f} s"),
+        Row("(d) no-op install", f"{noop * 1000:.0f} ms", "<= 100 ms", verdict(noop, 0.1)),
+        Row("(e) metapkg lock --check", f"{check:.2f} s"),
+    ]
+
+
+def scaling_table(work: Path, counts: list[int], base: Shape, latency: float) -> list[list[str]]:
+    rows = []
+    for count in counts:
+        shape = Shape(
+            count,
+            max(base.depth, count // 10),
+            base.depth,
+            base.fanout,
+            base.files,
+            base.file_bytes,
+        )
+        bench = Bench(work / f"scale-{count}", shape, latency, runs=1 if count > 1000 else 3)
+        try:
+            cold, _, _, lock, cache = bench.cold()
+            warm, _, project = bench.warm(lock, cache)
+            noop = bench.noop(project, cache)
+        finally:
+            bench.close()
+        rows.append([str(count), f"{cold:.2f} s", f"{warm:.2f} s", f"{noop * 1000:.0f} ms"])
+    return rows
+
+
+def render(rows: list[Row], scale: list[list[str]], shape: Shape, latency: float, runs: int) -> str:
+    lines = [
+        "# metapkg benchmark results",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}.",
+        f"Catalog: {shape}. Latency {latency * 1000:.0f} ms per request. Median of {runs} runs.",
+        "Produced by `python -m bench` (bench/README.md explains each figure).",
+        "",
+        "| figure | value | target | met |",
+        "|---|---|---|---|",
+        *(f"| {r.figure} | {r.value} | {r.target} | {r.met} |" for r in rows),
+    ]
+    if scale:
+        lines += [
+            "",
+            "## Scaling (same shape, repositories = packages / 10)",
+            "",
+            "| packages | cold install | warm install | no-op install |",
+            "|---|---|---|---|",
+            *(f"| {' | '.join(r)} |" for r in scale),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
