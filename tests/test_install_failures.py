@@ -446,19 +446,12 @@ def test_a_collision_on_reinstall_keeps_the_previous_install(cli, tmp_path: Path
 # -- untrusted lockfiles and bad command lines -----------------------------------------------
 
 
-_TRUSTED_LOCK_PATHS = pytest.mark.xfail(
-    reason="BUG: provisioned.paths from the lock are trusted as-is; a path outside the four "
-    "documented shapes (or outside the project) is deleted by the next install",
-    strict=True,
-)
-
-
 @pytest.mark.parametrize(
     "where",
     [
-        pytest.param("parent", marks=_TRUSTED_LOCK_PATHS),
+        "parent",
         "absolute",
-        pytest.param("inside", marks=_TRUSTED_LOCK_PATHS),
+        "inside",
     ],
 )
 def test_a_tampered_lock_cannot_make_install_delete_other_paths(
@@ -501,11 +494,6 @@ def test_a_lock_from_a_newer_metapkg_is_refused_and_kept(cli, tmp_path: Path) ->
     assert not (project / ".agents").exists()
 
 
-@pytest.mark.xfail(
-    reason="BUG: the lock-version error says 'run `metapkg lock` to rewrite it', but "
-    "`metapkg lock` refuses the same file with the same message",
-    strict=True,
-)
 def test_the_lock_version_hint_works(cli, tmp_path: Path) -> None:
     skill = make_skill(tmp_path / "cat", "fmt")
     project = tmp_path / "proj"

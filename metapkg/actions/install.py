@@ -75,17 +75,32 @@ def install(
         if frozen:
             check_frozen(resolution)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
-        applied = apply(project, resolution.plan, resolution.old_lock, lock_text, values, reinstall)
+        owned = state.owned(project) or owned_by_lock(resolution.old_lock)
+        applied = apply(project, resolution.plan, owned, lock_text, values, reinstall)
         file_roots = [
             str(node.fetched.path)
             for node in resolution.resolved.packages.values()
             if isinstance(node.origin, FileOrigin)
         ]
-        state.save(
-            project,
-            state.snapshot(project, resolution.lock.provisioned, file_roots, values, __version__),
-        )
+        state.save(project, applied.owned, file_roots, values, __version__)
     return InstallReport(False, resolution, applied, recovered)
+
+
+def owned_by_lock(lock: lockfmt.Lockfile | None) -> state.Owned:
+    """Ownership when this machine has no install record (a fresh clone, or .metapkg/
+    deleted): what the lock says an install of it provisions."""
+    from metapkg.provision.hosts import placements
+
+    if lock is None:
+        return state.Owned()
+    listed = set(lock.provisioned)
+    paths = {
+        path: package.integrity
+        for package in lock.packages
+        for path, _ in placements(package.kind, package.fqn.rsplit("/", 1)[-1], lock.targets)
+        if path in listed
+    }
+    return state.Owned(paths, frozenset(lock.mcp_servers))
 
 
 def lock(project: Path, check: bool = False, offline: bool = False) -> Resolution:
@@ -95,6 +110,7 @@ def lock(project: Path, check: bool = False, offline: bool = False) -> Resolutio
     from metapkg.lock import format as lockfmt
 
     with project_lock(project):
+        recover(project)  # an interrupted install's rollback must not undo this lock later
         resolution = resolve_project(project, FetchOptions(offline=offline))
         if check:
             if resolution.lock_changed:
@@ -105,7 +121,6 @@ def lock(project: Path, check: bool = False, offline: bool = False) -> Resolutio
             temporary = path.with_name(path.name + ".tmp")
             temporary.write_text(resolution.lock_text, encoding="utf-8", newline="\n")
             temporary.replace(path)
-            state.forget(project)  # the provisioned files no longer match the lock
     return resolution
 
 

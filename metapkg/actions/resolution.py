@@ -17,6 +17,7 @@ from metapkg.diagnostics import (
     PackageError,
     ResolutionError,
     error,
+    warning,
 )
 from metapkg.fetch.crawl import Node, crawl
 from metapkg.fetch.router import FetchOptions, Sources
@@ -55,14 +56,32 @@ def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
     return lockfmt.parse(text), text
 
 
+def _read_lock_or_replace(
+    project: Path, frozen: bool
+) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
+    """Like read_lock, but a damaged lock reads as none (with a warning) unless frozen:
+    install and lock are about to write a correct one."""
+    try:
+        lock, text = read_lock(project)
+        return lock, text, []
+    except lockfmt.UnreadableLock as exc:
+        if frozen:
+            raise
+        notes = [
+            warning(d.rule, d.path, d.message.split("; run")[0] + "; writing a new lock", d.line)
+            for d in exc.diagnostics
+        ]
+        return None, (project / lockfmt.FILENAME).read_text(encoding="utf-8"), notes
+
+
 def resolve_project(
     project: Path,
     options: FetchOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Resolution:
     manifest = manifest_file.read(project)
-    old_lock, old_text = read_lock(project)
     options = options or FetchOptions()
+    old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen)
     if old_lock is not None:
         pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in old_lock.pins)
         options = dataclasses.replace(options, pins=pins)
@@ -83,7 +102,7 @@ def resolve_project(
     _check_trust(manifest, resolved)
     plan = plan_placements(resolved, manifest.targets)
     lock = _lockfile(project, manifest, resolved, plan, pins)
-    warnings = tuple(
+    warnings = tuple(notes) + tuple(
         d
         for key in resolved.order
         for d in resolved.packages[key].diagnostics

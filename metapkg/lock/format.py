@@ -157,8 +157,10 @@ def _package(package: LockedPackage) -> dict[str, Any]:
     if package.metaskill is not None:
         entry["metaskill"] = package.metaskill
     groups: dict[str, list[str]] = {}
-    for kind, fqn in sorted(package.dependencies, key=lambda d: (_KIND_ORDER[d[0]], d[1])):
-        groups.setdefault(PLURAL[kind], []).append(fqn)
+    for kind in ("skill", "mcp"):  # each group in the package's declaration order
+        names = [fqn for dep_kind, fqn in package.dependencies if dep_kind == kind]
+        if names:
+            groups[PLURAL[kind]] = names
     if groups:
         entry["dependencies"] = groups
     if package.server is not None:
@@ -178,11 +180,19 @@ def read(path: Path) -> Lockfile | None:
     return parse(text, str(path.name))
 
 
+class UnreadableLock(LockError):
+    """The lock is damaged or malformed; `metapkg lock` or `install` can write a new one.
+
+    A lock from a *newer* metapkg is a plain LockError instead: rewriting it would
+    silently downgrade the format for everyone else.
+    """
+
+
 def parse(text: str, display: str = FILENAME) -> Lockfile:
     try:
         data = yamlsafe.load(text)
     except yamlsafe.YamlProblem as exc:
-        raise LockError.single(
+        raise UnreadableLock.single(
             "lock", display, f"{exc.message}; run `metapkg lock` to rewrite it", exc.line
         ) from None
     reader = _Reader(data, display)
@@ -195,7 +205,7 @@ class _Reader:
         self.display = display
 
     def fail(self, message: str, *key: str | int) -> LockError:
-        return LockError(
+        return UnreadableLock(
             [
                 error(
                     "lock",
@@ -228,11 +238,16 @@ class _Reader:
     def lockfile(self) -> Lockfile:
         top = self.data.value
         version = self.get(top, "lock-version", int)
-        if version != LOCK_VERSION:
-            raise self.fail(
-                f"lock-version {version} is not supported (this metapkg reads {LOCK_VERSION})",
-                "lock-version",
+        if version > LOCK_VERSION:
+            raise LockError.single(
+                "lock",
+                self.display,
+                f"lock-version {version} was written by a newer metapkg (this one reads "
+                f"{LOCK_VERSION}); upgrade metapkg to use this lock",
+                self.data.line("lock-version"),
             )
+        if version != LOCK_VERSION:
+            raise self.fail(f"lock-version {version} is not supported", "lock-version")
         provisioned = self.get(top, "provisioned", dict)
         return Lockfile(
             targets=tuple(self._strings(self.get(top, "targets", list), "targets")),
@@ -257,11 +272,7 @@ class _Reader:
             packages=tuple(
                 self._package(item, i) for i, item in enumerate(self.get(top, "packages", list))
             ),
-            provisioned=tuple(
-                self._strings(
-                    self.get(provisioned, "paths", list, "provisioned"), "provisioned", "paths"
-                )
-            ),
+            provisioned=tuple(self._paths(self.get(provisioned, "paths", list, "provisioned"))),
             mcp_servers=tuple(
                 self._strings(
                     self.get(provisioned, "mcp-servers", list, "provisioned"),
@@ -270,6 +281,21 @@ class _Reader:
                 )
             ),
         )
+
+    def _paths(self, items: list[Any]) -> list[str]:
+        # The lock is a trust boundary (it arrives in pull requests): only the path shapes
+        # metapkg writes are accepted, never "../x" or "src".
+        from metapkg.provision.hosts import HOST_PATH
+
+        for index, item in enumerate(self._strings(items, "provisioned", "paths")):
+            if not HOST_PATH.match(item):
+                raise self.fail(
+                    f"provisioned path {item!r} is not one metapkg writes",
+                    "provisioned",
+                    "paths",
+                    index,
+                )
+        return items
 
     def _strings(self, items: list[Any], *key: str | int) -> list[str]:
         if not all(isinstance(item, str) for item in items):

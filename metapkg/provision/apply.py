@@ -1,15 +1,17 @@
 """Make the project match a plan: copy what changed, remove what is no longer wanted.
 
-Ownership comes from the previous lock: metapkg replaces or removes only the paths and
-.mcp.json keys it recorded there. Anything else in the way is a ``name-collision`` and
-nothing is changed.
+Ownership comes from the local install state (state.py): metapkg replaces or removes only
+paths and .mcp.json keys it wrote itself. Anything else in the way is a
+``name-collision`` and nothing is changed, unless it is byte-for-byte what metapkg would
+write (say, after .metapkg/ was deleted), which is simply adopted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,9 +19,12 @@ from metapkg.diagnostics import ProvisionError, error
 from metapkg.lock import format as lockfmt
 from metapkg.lock.integrity import TreeError, tree_hash
 from metapkg.provision import mcpjson
-from metapkg.provision.hosts import placements
 from metapkg.provision.plan import Plan
 from metapkg.provision.stage import Transaction
+from metapkg.provision.state import Owned
+
+# Host folders metapkg may remove once they are empty (never .claude/ itself).
+_HOST_FOLDERS = (".agents/skills", ".agents/agents", ".claude/skills", ".claude/agents", ".agents")
 
 
 @dataclass(frozen=True)
@@ -28,56 +33,32 @@ class Applied:
     removed: tuple[str, ...]
     mcp_changed: bool
     lock_written: bool
-
-
-def owned_integrity(lock: lockfmt.Lockfile | None) -> dict[str, str]:
-    """Path -> integrity of the package the previous install put there."""
-    if lock is None:
-        return {}
-    owned = set(lock.provisioned)
-    found = {}
-    for package in lock.packages:
-        name = package.fqn.rsplit("/", 1)[-1]
-        for path, _ in placements(package.kind, name, lock.targets):
-            if path in owned:
-                found[path] = package.integrity
-    return found
+    owned: Owned  # what metapkg owns now
 
 
 def apply(
     project: Path,
     plan: Plan,
-    old_lock: lockfmt.Lockfile | None,
+    owned: Owned,
     lock_text: str | None,
     values: Mapping[str, str],
     reinstall: bool = False,
 ) -> Applied:
-    owned_paths = set(old_lock.provisioned) if old_lock else set()
-    owned_servers = set(old_lock.mcp_servers) if old_lock else set()
-    _refuse_collisions(project, plan, owned_paths)
-    previous = {} if reinstall else owned_integrity(old_lock)
+    _refuse_collisions(project, plan, owned.paths.keys())
     tx = Transaction(project)
     try:
         copied = []
         for placement in plan.placements:
-            target = project / placement.path
-            if previous.get(placement.path) == placement.integrity and os.path.lexists(target):
+            unchanged = owned.paths.get(placement.path) == placement.integrity
+            if unchanged and not reinstall and os.path.lexists(project / placement.path):
                 continue
             copy_package(placement.source, tx.staged_path(placement.path), placement.linkable)
             copied.append(placement.path)
         wanted = set(plan.paths)
-        removed = sorted(p for p in owned_paths - wanted if os.path.lexists(project / p))
+        removed = sorted(p for p in owned.paths if p not in wanted and os.path.lexists(project / p))
         for path in removed:
             tx.remove(path)
-        mcp_path = project / mcpjson.FILENAME
-        existing = mcp_path.read_text(encoding="utf-8") if mcp_path.exists() else None
-        mcp_text = mcpjson.merge(existing, owned_servers, plan.servers, values)
-        mcp_changed = mcp_text != existing
-        if mcp_changed:
-            if mcp_text is None:
-                tx.remove(mcpjson.FILENAME)
-            else:
-                tx.write_text(mcpjson.FILENAME, mcp_text)
+        mcp_changed = _stage_mcp_json(project, tx, owned, plan, values)
         if lock_text is not None:
             tx.write_text(lockfmt.FILENAME, lock_text)
         if tx.empty:
@@ -87,10 +68,33 @@ def apply(
     except BaseException:
         tx.discard()
         raise
-    return Applied(tuple(copied), tuple(removed), mcp_changed, lock_text is not None)
+    _prune_empty_host_folders(project)
+    now = Owned({p.path: p.integrity for p in plan.placements}, frozenset(plan.servers))
+    return Applied(tuple(copied), tuple(removed), mcp_changed, lock_text is not None, now)
 
 
-def _refuse_collisions(project: Path, plan: Plan, owned: set[str]) -> None:
+def _stage_mcp_json(
+    project: Path, tx: Transaction, owned: Owned, plan: Plan, values: Mapping[str, str]
+) -> bool:
+    path = project / mcpjson.FILENAME
+    existing = path.read_text(encoding="utf-8") if path.exists() else None
+    text = mcpjson.merge(existing, owned.servers, plan.servers, values)
+    if text == existing:
+        return False
+    if text is None:
+        tx.remove(mcpjson.FILENAME)
+    else:
+        tx.write_text(mcpjson.FILENAME, text)
+    return True
+
+
+def _prune_empty_host_folders(project: Path) -> None:
+    for folder in _HOST_FOLDERS:
+        with contextlib.suppress(OSError):
+            (project / folder).rmdir()  # only succeeds when empty
+
+
+def _refuse_collisions(project: Path, plan: Plan, owned: Collection[str]) -> None:
     problems = [
         error(
             "name-collision",

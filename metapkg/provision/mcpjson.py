@@ -42,7 +42,12 @@ def merge(
     servers: Mapping[str, Mapping[str, Any]],
     values: Mapping[str, str],
 ) -> str | None:
-    """The new .mcp.json text, or None when there is nothing to write or keep."""
+    """The new .mcp.json text, or None when there is nothing to write or keep.
+
+    ``owned_before`` are the keys metapkg wrote last time: replaced or dropped freely.
+    Any other key is the user's: kept as it is, and a collision if a package wants it
+    with a different config.
+    """
     document: dict[str, Any] = {}
     if existing is not None:
         try:
@@ -72,7 +77,7 @@ def merge(
                 f"rename that entry to let metapkg provision it",
             )
         current[name] = entry
-    if existing is None and not current:
-        return None
+    if not current and set(document) <= {"mcpServers"}:
+        return None  # nothing left but an empty shell: no file at all
     document["mcpServers"] = current
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

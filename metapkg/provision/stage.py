@@ -4,8 +4,10 @@ Everything an install writes is first built under ``.metapkg/tx-<id>/stage/`` (s
 system as the project, so renames are atomic). Committing moves each replaced path into
 ``backup/``, renames the staged one into place, and writes the lock last. A journal listing
 every operation is written before the first rename; if the process dies half-way, the
-next metapkg run finds the journal and puts every path back (``recover``). Only after the
-lock is in place is the journal marked committed and the backups deleted.
+next metapkg run finds the journal and puts back every path whose operation had begun
+(each operation's number is appended to ``progress`` before it starts), so files written
+after the crash by someone else are left alone. Only after the lock is in place is the
+journal marked committed and the backups deleted.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from metapkg.diagnostics import ProvisionError, error
 
 STATE_DIR = ".metapkg"
 _JOURNAL = "journal.json"
+_PROGRESS = "progress"
 _COMMITTED = "committed"
 
 
@@ -73,9 +76,12 @@ class Transaction:
         ]
         self._write_journal(operations, self._missing_folders(operations))
         try:
-            for count, operation in enumerate(operations, start=1):
-                _failpoint(count)
-                self._apply(operation)
+            with open(self.root / _PROGRESS, "a", encoding="ascii") as progress:
+                for count, operation in enumerate(operations, start=1):
+                    _failpoint(count)
+                    progress.write(f"{count - 1}\n")
+                    progress.flush()  # survives the process being killed
+                    self._apply(operation)
         except BaseException as exc:
             rollback(self.root, self.project)
             if isinstance(exc, OSError):
@@ -137,7 +143,13 @@ def rollback(root: Path, project: Path) -> None:
     except (OSError, ValueError):
         shutil.rmtree(root, ignore_errors=True)
         return
-    for entry in reversed(journal["operations"]):
+    try:
+        begun = {int(line) for line in (root / _PROGRESS).read_text().split()}
+    except (OSError, ValueError):
+        begun = set()
+    operations = journal["operations"]
+    for index in sorted(begun, reverse=True):
+        entry = operations[index]
         target = project / entry["path"]
         backup = root / "backup" / entry["path"]
         if entry["had_original"]:
