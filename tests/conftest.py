@@ -28,9 +28,14 @@ class Run:
         return json.loads(self.out)
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            timeout: float = 60) -> Run:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("METAPKG_", "GITHUB_TOKEN", "GH_TOKEN"))}
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
+) -> Run:
+    full_env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("METAPKG_", "GITHUB_TOKEN", "GH_TOKEN"))
+    }
     full_env["NO_COLOR"] = "1"
     full_env.update(env or {})
     proc = subprocess.run(
@@ -61,8 +66,9 @@ def cli(tmp_path: Path) -> Any:
 # -- building packages in temp dirs --------------------------------------------------------
 
 
-def _frontmatter(name: str, version: str, scope: str | None, deps: dict[str, list[str]],
-                 extra: str) -> str:
+def _frontmatter(
+    name: str, version: str, scope: str | None, deps: dict[str, list[str]], extra: str
+) -> str:
     lines = ["---", f"name: {name}"]
     if scope:
         lines.append(f"scope: {scope}")
@@ -80,12 +86,21 @@ def _frontmatter(name: str, version: str, scope: str | None, deps: dict[str, lis
 
 
 def write_changelog(folder: Path, version: str) -> None:
-    (folder / "CHANGELOG.md").write_text(f"# Changelog\n\n## {version} (2026-01-15)\n\n- Release.\n")
+    (folder / "CHANGELOG.md").write_text(
+        f"# Changelog\n\n## {version} (2026-01-15)\n\n- Release.\n"
+    )
 
 
-def make_skill(root: Path, name: str, version: str = "1.0.0", scope: str | None = "acme",
-               skills: list[str] | None = None, mcps: list[str] | None = None,
-               extra: str = "", files: dict[str, str] | None = None) -> Path:
+def make_skill(
+    root: Path,
+    name: str,
+    version: str = "1.0.0",
+    scope: str | None = "acme",
+    skills: list[str] | None = None,
+    mcps: list[str] | None = None,
+    extra: str = "",
+    files: dict[str, str] | None = None,
+) -> Path:
     folder = root / "skills" / name
     folder.mkdir(parents=True, exist_ok=True)
     text = _frontmatter(name, version, scope, {"skills": skills or [], "mcps": mcps or []}, extra)
@@ -97,8 +112,14 @@ def make_skill(root: Path, name: str, version: str = "1.0.0", scope: str | None 
     return folder
 
 
-def make_agent(root: Path, name: str, version: str = "1.0.0", scope: str | None = "acme",
-               skills: list[str] | None = None, mcps: list[str] | None = None) -> Path:
+def make_agent(
+    root: Path,
+    name: str,
+    version: str = "1.0.0",
+    scope: str | None = "acme",
+    skills: list[str] | None = None,
+    mcps: list[str] | None = None,
+) -> Path:
     folder = root / "agents" / name
     folder.mkdir(parents=True, exist_ok=True)
     text = _frontmatter(name, version, scope, {"skills": skills or [], "mcps": mcps or []}, "")
@@ -110,8 +131,13 @@ def make_agent(root: Path, name: str, version: str = "1.0.0", scope: str | None 
 def make_mcp(root: Path, fqn: str, args: list[str] | None = None, **fields: Any) -> Path:
     folder = root / "mcps"
     folder.mkdir(parents=True, exist_ok=True)
-    config = {"_meta": {"name": fqn}, "type": "stdio", "command": "npx",
-              "args": args if args is not None else ["-y", f"{fqn.split('/')[-1]}@1"], **fields}
+    config = {
+        "_meta": {"name": fqn},
+        "type": "stdio",
+        "command": "npx",
+        "args": args if args is not None else ["-y", f"{fqn.split('/')[-1]}@1"],
+        **fields,
+    }
     path = folder / (fqn.replace("/", "_") + ".json")
     path.write_text(json.dumps(config, indent=2) + "\n")
     return path
@@ -121,13 +147,20 @@ def file_origin(path: Path) -> str:
     return f"file:{path.as_posix()}"
 
 
-def write_manifest(project: Path, agents: list[str] | None = None, skills: list[str] | None = None,
-                   mcps: list[str] | None = None, extra: str = "") -> Path:
+def write_manifest(
+    project: Path,
+    agents: list[str] | None = None,
+    skills: list[str] | None = None,
+    mcps: list[str] | None = None,
+    extra: str = "",
+) -> Path:
     project.mkdir(parents=True, exist_ok=True)
     lines = ["dependencies:"]
     for group, items in (("agents", agents), ("skills", skills), ("mcps", mcps)):
         lines.append(f"  {group}:" + ("" if items else " []"))
-        lines += [f"    - {json.dumps(item) if isinstance(item, str) else item}" for item in items or []]
+        lines += [
+            f"    - {json.dumps(item) if isinstance(item, str) else item}" for item in items or []
+        ]
     text = "\n".join(lines) + "\n" + extra
     (project / "metapkg.yaml").write_text(text)
     return project / "metapkg.yaml"

@@ -6,9 +6,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
-
 from conftest import CATALOGS, run_cli
+from ruamel.yaml import YAML
 
 ALL_RULES = {
     "frontmatter", "name", "name-dir", "scope", "description", "version", "prereqs",
@@ -66,8 +65,11 @@ def test_warnings_alone_exit_zero(tmp_path: Path) -> None:
 
 
 def test_single_mcp_file_and_skill_md_path() -> None:
-    result = run_cli("check", "registry-fixtures/catalogs/valid/mcps/io.playwright_mcp.json",
-                     "registry-fixtures/catalogs/valid/skills/git-pr/SKILL.md")
+    result = run_cli(
+        "check",
+        "registry-fixtures/catalogs/valid/mcps/io.playwright_mcp.json",
+        "registry-fixtures/catalogs/valid/skills/git-pr/SKILL.md",
+    )
     assert result.code == 0, result.out
     assert "checked 2 packages" in result.out
 
