@@ -11,16 +11,17 @@ from typing import TYPE_CHECKING
 from metapkg import __version__
 from metapkg.diagnostics import Diagnostic, LockError, error
 from metapkg.provision import state
-from metapkg.provision.mcpjson import placeholder_values
 from metapkg.provision.stage import STATE_DIR, recover
+from metapkg.provision.uptodate import up_to_date
+from metapkg.provision.values import placeholder_values
 
 if TYPE_CHECKING:
     from metapkg.actions.resolution import Resolution
     from metapkg.lock import format as lockfmt
     from metapkg.provision.apply import Applied
 
-# The up-to-date check above must stay cheap: everything that resolves, parses YAML or
-# talks HTTP is imported inside the functions that need it.
+# Everything that resolves, parses YAML or talks HTTP is imported inside the functions
+# that need it. (cli/install.py decides an up-to-date project before importing this.)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def install(
     (repairing drift that ``metapkg verify`` reports) instead of only what changed.
     """
     values = placeholder_values(project)
-    if unpin is None and not reinstall and state.up_to_date(project, values, __version__):
+    if unpin is None and not reinstall and up_to_date(project, values, __version__):
         return InstallReport(up_to_date=True)
     from metapkg.actions.resolution import read_lock, resolve_project
     from metapkg.fetch.router import FetchOptions

@@ -23,6 +23,7 @@ from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages import placeholders
 from metapkg.provision import mcpjson
 from metapkg.provision.hosts import placements
+from metapkg.provision.values import placeholder_values
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def _compare(
 def _compare_servers(project: Path, lock: lockfmt.Lockfile) -> list[Drift]:
     if not lock.mcp_servers:
         return []
-    values = mcpjson.placeholder_values(project)
+    values = placeholder_values(project)
     try:
         document = json.loads((project / mcpjson.FILENAME).read_text(encoding="utf-8"))
         present = document.get("mcpServers", {}) if isinstance(document, dict) else {}

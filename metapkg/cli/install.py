@@ -48,6 +48,9 @@ def add_fetch_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    if not args.reinstall and _up_to_date():
+        status("Already up to date", args.quiet)
+        return 0
     from metapkg.actions.install import install
 
     report_install(
@@ -63,6 +66,16 @@ def run(args: argparse.Namespace) -> int:
         started,
     )
     return 0
+
+
+def _up_to_date() -> bool:
+    """The common case, decided before importing the resolver, YAML or HTTP code."""
+    from metapkg import __version__
+    from metapkg.provision.uptodate import up_to_date
+    from metapkg.provision.values import placeholder_values
+
+    project = Path.cwd()
+    return up_to_date(project, placeholder_values(project), __version__)
 
 
 def report_install(

@@ -88,13 +88,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         modules[name] = importlib.import_module(COMMANDS[name][0])
     args = build_parser(modules).parse_args(argv)
     module = modules.get(args.command) or importlib.import_module(COMMANDS[args.command][0])
-    from metapkg.diagnostics import MetapkgError
-
     try:
         _enter_project(args.project)
         result: int = module.run(args)  # type: ignore[attr-defined]
         return result
-    except MetapkgError as exc:
+    except Exception as exc:
+        # Imported here, not above: an up-to-date install never needs the error classes.
+        from metapkg.diagnostics import MetapkgError
+
+        if not isinstance(exc, MetapkgError):
+            raise
         from metapkg.cli.output import print_diagnostics
 
         print_diagnostics(exc.diagnostics)

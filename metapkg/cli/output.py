@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from metapkg.diagnostics import Diagnostic
+if TYPE_CHECKING:  # this module is on the no-op install path: keep its imports light
+    from metapkg.diagnostics import Diagnostic
 
 _COLOURS = {"error": "31", "warning": "33", "ok": "32", "dim": "2", "bold": "1"}
 

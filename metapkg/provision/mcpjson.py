@@ -7,28 +7,13 @@ every other top-level field, is kept as it was, in its order.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Set
-from pathlib import Path
 from typing import Any
 
 from metapkg.diagnostics import ProvisionError
 from metapkg.packages import placeholders
 
 FILENAME = ".mcp.json"
-
-
-def shared_dir() -> str:
-    configured = os.environ.get("METAPKG_SHARED_DIR")
-    if configured:
-        return Path(configured).absolute().as_posix()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("metapkg", appauthor=False)).as_posix() + "/shared"
-
-
-def placeholder_values(project: Path) -> dict[str, str]:
-    return {"workspaceDir": project.absolute().as_posix(), "sharedDir": shared_dir()}
 
 
 def server_entry(config: Mapping[str, Any]) -> dict[str, Any]:
