@@ -11,6 +11,7 @@ The single top folder GitHub adds (``owner-repo-shortsha/``) is removed.
 
 from __future__ import annotations
 
+import gzip
 import os
 import tarfile
 import zlib
@@ -39,7 +40,9 @@ def extract(archive: Path, destination: Path, source: str) -> None:
     total = 0
     top: str | None = None
     try:
-        with tarfile.open(archive, mode="r|gz") as tar:
+        # gzip.open, not tarfile's own "r|gz": GzipFile checks the trailer (CRC-32 and
+        # length) at the end, so a download cut short or corrupted is never accepted.
+        with gzip.open(archive, "rb") as stream, tarfile.open(fileobj=stream, mode="r|") as tar:
             for count, member in enumerate(tar, start=1):
                 if count > MAX_ENTRIES:
                     raise _reject(source, member.name, f"more than {MAX_ENTRIES} entries")
@@ -54,6 +57,8 @@ def extract(archive: Path, destination: Path, source: str) -> None:
                     raise _reject(source, member.name, _kind(member))
                 if relative:
                     _write(tar, member, destination / relative)
+            while stream.read(1 << 16):  # to the end, so the trailer is checked
+                pass
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
         raise ArchiveError(
             [error("archive", source, f"the downloaded archive is corrupt or truncated ({exc})")]
