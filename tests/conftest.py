@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "registry-fixtures"
 CATALOGS = FIXTURES / "catalogs"
+
+
+_CONFIG_DIR = Path(tempfile.mkdtemp(prefix="metapkg-test-config-"))
 
 
 @dataclass
@@ -37,6 +41,8 @@ def run_cli(
         if not k.startswith(("METAPKG_", "GITHUB_TOKEN", "GH_TOKEN"))
     }
     full_env["NO_COLOR"] = "1"
+    # Never read or write the real user's metapkg config (the keyring token marker).
+    full_env["METAPKG_CONFIG_DIR"] = str(_CONFIG_DIR)
     full_env.update(env or {})
     proc = subprocess.run(
         [sys.executable, "-m", "metapkg", *args],

@@ -6,14 +6,16 @@ files should become.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg import manifest as manifest_file
 from metapkg.diagnostics import (
     Diagnostic,
+    LockError,
     PackageError,
     ResolutionError,
     error,
@@ -24,7 +26,7 @@ from metapkg.fetch.router import FetchOptions, Sources
 from metapkg.fetch.source import RefPin
 from metapkg.lock import format as lockfmt
 from metapkg.manifest import Manifest
-from metapkg.origins import FileOrigin, Origin
+from metapkg.origins import FileOrigin, GitHubOrigin, Origin, OriginSyntaxError, parse_origin
 from metapkg.packages.models import Mcp, Skill
 from metapkg.provision.mcpjson import server_entry
 from metapkg.provision.plan import Plan, plan_placements
@@ -85,16 +87,37 @@ def resolve_project(
     if old_lock is not None:
         pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in old_lock.pins)
         options = dataclasses.replace(options, pins=pins)
+    unpinned = _unpinned_roots(manifest, options.pins)
+    if unpinned and options.frozen:
+        raise LockError(  # before any download: CI usually starts with a cold cache
+            [
+                error(
+                    "lock",
+                    str(origin),
+                    "metapkg.lock pins no commit for this origin's ref; --frozen never "
+                    "resolves refs. Run `metapkg lock` and commit metapkg.lock",
+                )
+                for origin in unpinned
+            ]
+        )
     sources = Sources(options)
+    if unpinned:
+        sources.warm_up()
     try:
         crawled = crawl(
-            manifest.dependencies, manifest.overrides, sources, options.workers, progress
+            manifest.dependencies,
+            manifest.overrides,
+            sources,
+            options.workers,
+            progress,
+            prefetch=_locked_github_origins(old_lock),
         )
         pins = tuple(sources.used_pins())
     finally:
         sources.close()
     if crawled.problems:
         raise ResolutionError(crawled.problems)
+    _check_pinned_content(project, crawled.nodes.values(), old_lock)
     errors = [d for n in crawled.nodes.values() for d in n.diagnostics if d.severity == "error"]
     if errors:
         raise PackageError(errors)
@@ -111,6 +134,60 @@ def resolve_project(
     return Resolution(
         manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings
     )
+
+
+def _check_pinned_content(
+    project: Path, nodes: Iterable[Node], lock: lockfmt.Lockfile | None
+) -> None:
+    """Content fetched at a commit the lock pins must be the content the lock recorded.
+
+    A commit cannot change on GitHub, so a mismatch means a tampered download or cache
+    (or a provisioned hard link that was edited): stop, as npm, cargo and uv do on a hash
+    mismatch, rather than quietly rewriting the lock.
+    """
+    if lock is None:
+        return
+    locked: dict[tuple[str, str, str, str | None], str] = {
+        (p.kind, p.fqn, p.origin, p.commit): p.integrity for p in lock.packages if p.commit
+    }
+    problems = []
+    for node in nodes:
+        key = (*node.package_key, lock_origin(node.origin, project), node.fetched.commit)
+        expected = locked.get(key)
+        if expected is not None and expected != node.integrity:
+            problems.append(
+                error(
+                    "integrity",
+                    str(node.origin),
+                    f"{node.package.label} at commit {(node.fetched.commit or '')[:12]} does not "
+                    f"match metapkg.lock (locked {expected[:19]}..., found "
+                    f"{node.integrity[:19]}...). The download or the cache was altered; run "
+                    f"`metapkg cache clean` and install again, and report it if it persists",
+                )
+            )
+    if problems:
+        raise LockError(problems)
+
+
+def _unpinned_roots(manifest: Manifest, pins: tuple[RefPin, ...]) -> list[GitHubOrigin]:
+    """Direct GitHub dependencies whose ref the lock does not pin (GitHub will be asked)."""
+    pinned = {(p.repo, p.ref) for p in pins}
+    return [
+        d.origin
+        for d in manifest.dependencies
+        if isinstance(d.origin, GitHubOrigin)
+        and not any((d.origin.repo_id, ref) in pinned for ref, _ in d.origin.splits())
+    ]
+
+
+def _locked_github_origins(lock: lockfmt.Lockfile | None) -> list[Origin]:
+    """What a cold cache will need, known before the crawl reaches it: fetch it at once."""
+    origins: list[Origin] = []
+    for package in lock.packages if lock else ():
+        if package.commit is not None:
+            with contextlib.suppress(OriginSyntaxError):
+                origins.append(parse_origin(package.origin))
+    return origins
 
 
 def _local_file_origin(node: Node, diagnostic: Diagnostic) -> bool:

@@ -23,7 +23,11 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     report_install(
         lambda progress: install(
-            Path.cwd(), workers=args.jobs, progress=progress, unpin=unpin_for(args.fqns)
+            Path.cwd(),
+            offline=args.offline,
+            workers=args.jobs,
+            progress=progress,
+            unpin=unpin_for(args.fqns),
         ),
         args.quiet,
         started,

@@ -14,7 +14,8 @@ Judging the graph (conflicts, cycles, constraints) is the resolver's job.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
@@ -95,19 +96,32 @@ def crawl(
     source: Source,
     workers: int = DEFAULT_WORKERS,
     progress: Progress | None = None,
+    prefetch: Iterable[Origin] = (),
 ) -> Crawl:
+    """Fetch and load everything ``roots`` need.
+
+    ``prefetch`` are origins expected to be needed (the lock's packages): their fetches
+    start at once instead of level by level, so a cold cache with a lock costs one wave
+    of downloads.
+    """
     result = Crawl()
     override_origins = set(overrides.values())
     futures: dict[Future[Fetched], Origin] = {}
     scheduled: set[Origin] = set()
 
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="fetch") as pool:
+    # Crawl threads mostly wait: for another thread's download of the same archive, or for
+    # one of the `workers` request slots of the HTTP client. Too few of them and waiting
+    # threads hold up fetches from other repositories.
+    threads = max(1, workers) * 4
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="fetch") as pool:
 
         def schedule(origin: Origin) -> None:
             if origin not in scheduled:
                 scheduled.add(origin)
                 futures[pool.submit(source.fetch, origin)] = origin
 
+        for origin in prefetch:
+            pool.submit(_warm, source, origin)
         for origin in sorted(override_origins, key=str):
             schedule(origin)
         for dependency in roots:
@@ -132,6 +146,12 @@ def crawl(
                 progress(done_count, len(scheduled))
     result.problems.extend(_kind_problems(result))
     return result
+
+
+def _warm(source: Source, origin: Origin) -> None:
+    """Fetch ahead of need; a failure here is reported when the crawl asks for real."""
+    with contextlib.suppress(Exception):
+        source.fetch(origin)
 
 
 def _load(future: Future[Fetched], origin: Origin) -> Node:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,12 +66,14 @@ class Http:
         import httpx
 
         self.token = token
+        # At most `workers` requests in flight, however many crawl threads are waiting.
+        self._slots = threading.BoundedSemaphore(max(1, workers))
         self.policy = policy or Policy.from_environment()
         self.client = httpx.Client(
             follow_redirects=True,
             timeout=httpx.Timeout(self.policy.timeout, connect=min(10.0, self.policy.timeout)),
             limits=httpx.Limits(
-                max_connections=max(4, workers * 2), max_keepalive_connections=max(4, workers * 2)
+                max_connections=max(1, workers), max_keepalive_connections=max(1, workers)
             ),
             headers={"User-Agent": f"metapkg/{__version__}", "X-GitHub-Api-Version": "2022-11-28"},
         )
@@ -88,7 +91,8 @@ class Http:
         """GET with retries; 4xx other than rate limits are returned, not raised."""
 
         def once() -> Reply:
-            response = self.client.get(url, headers=self._headers(accept))
+            with self._slots:
+                response = self.client.get(url, headers=self._headers(accept))
             self._raise_for_retry(response)
             return Reply(
                 response.status_code,
@@ -103,7 +107,8 @@ class Http:
         """Stream a body into ``target``; return its HTTP status (the file holds the body)."""
 
         def once() -> int:
-            with self.client.stream("GET", url, headers=self._headers("*/*")) as response:
+            headers = self._headers("*/*")
+            with self._slots, self.client.stream("GET", url, headers=headers) as response:
                 self._raise_for_retry(response)
                 if response.status_code != 200:
                     return response.status_code

@@ -50,6 +50,13 @@ class Sources:
                 self._github = GitHubSource(self.options)
             return self._github
 
+    def warm_up(self) -> None:
+        """Start creating the HTTP client (importing httpx, finding the token) in the
+        background, when the caller knows requests are coming: it is otherwise done on the
+        first request's critical path."""
+        if not self.options.offline:
+            threading.Thread(target=lambda: self.github.http, daemon=True).start()
+
     def used_pins(self) -> Iterable[RefPin]:
         return self._github.used_pins() if self._github is not None else ()
 
