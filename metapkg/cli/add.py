@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
-from metapkg.cli.install import add_fetch_options, report_install
+from metapkg.cli.install import add_fetch_options, install_after_edit
 from metapkg.cli.output import status
 
 
@@ -20,21 +19,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.edit import add
-    from metapkg.actions.install import install
 
-    started = time.perf_counter()
-    project = Path.cwd()
-
-    def then_install() -> None:
-        report_install(
-            lambda progress: install(
-                project, offline=args.offline, workers=args.jobs, progress=progress
-            ),
-            args.quiet,
-            started,
-        )
-
-    added = add(project, args.origins, args.kind, then_install)
+    added = add(Path.cwd(), args.origins, args.kind, install_after_edit(args))
     for origin in added:
         status(f"Added {origin} to metapkg.yaml", args.quiet)
     return 0

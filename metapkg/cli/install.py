@@ -68,6 +68,24 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def install_after_edit(args: argparse.Namespace) -> Callable[[], None]:
+    """The install `add` and `remove` run once they have edited metapkg.yaml."""
+    started = time.perf_counter()
+
+    def then_install() -> None:
+        from metapkg.actions.install import install
+
+        report_install(
+            lambda progress: install(
+                Path.cwd(), offline=args.offline, workers=args.jobs, progress=progress
+            ),
+            args.quiet,
+            started,
+        )
+
+    return then_install
+
+
 def _up_to_date() -> bool:
     """The common case, decided before importing the resolver, YAML or HTTP code."""
     from metapkg import __version__

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
-from metapkg.cli.install import add_fetch_options, report_install
+from metapkg.cli.install import add_fetch_options, install_after_edit
 from metapkg.cli.output import status
 
 
@@ -17,20 +16,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.edit import remove
-    from metapkg.actions.install import install
 
-    started = time.perf_counter()
-    project = Path.cwd()
-
-    def then_install() -> None:
-        report_install(
-            lambda progress: install(
-                project, offline=args.offline, workers=args.jobs, progress=progress
-            ),
-            args.quiet,
-            started,
-        )
-
-    removed = remove(project, args.fqns, then_install)
+    removed = remove(Path.cwd(), args.fqns, install_after_edit(args))
     status(f"Removed {removed} entr{'y' if removed == 1 else 'ies'} from metapkg.yaml", args.quiet)
     return 0
