@@ -89,17 +89,7 @@ def resolve_project(
         options = dataclasses.replace(options, pins=pins)
     unpinned = _unpinned_roots(manifest, options.pins)
     if unpinned and options.frozen:
-        raise LockError(  # before any download: CI usually starts with a cold cache
-            [
-                error(
-                    "lock",
-                    str(origin),
-                    "metapkg.lock pins no commit for this origin's ref; --frozen never "
-                    "resolves refs. Run `metapkg lock` and commit metapkg.lock",
-                )
-                for origin in unpinned
-            ]
-        )
+        raise _unpinned_under_frozen(unpinned)  # before any download: CI caches start cold
     sources = Sources(options)
     if unpinned:
         sources.warm_up()
@@ -167,6 +157,20 @@ def _check_pinned_content(
             )
     if problems:
         raise LockError(problems)
+
+
+def _unpinned_under_frozen(origins: list[GitHubOrigin]) -> LockError:
+    return LockError(
+        [
+            error(
+                "lock",
+                str(origin),
+                "metapkg.lock pins no commit for this origin's ref; --frozen never resolves "
+                "refs. Run `metapkg lock` and commit metapkg.lock",
+            )
+            for origin in origins
+        ]
+    )
 
 
 def _unpinned_roots(manifest: Manifest, pins: tuple[RefPin, ...]) -> list[GitHubOrigin]:

@@ -126,65 +126,72 @@ def with_alerts(change: Change) -> Change:
 
 def _alerts(change: Change) -> list[Alert]:
     a, b = change.old, change.new
-    found: list[Alert] = []
     if b is None:
-        return found
+        return []  # a removal needs no alert: the package no longer runs anywhere
+    return [
+        *_version_alerts(change, a, b),
+        *_dependency_alerts(change, a),
+        *_code_alerts(change, a, b),
+        *_origin_alerts(change, a, b),
+    ]
+
+
+def _version_alerts(
+    change: Change, a: lockfmt.LockedPackage | None, b: lockfmt.LockedPackage
+) -> list[Alert]:
+    found = []
     if a is not None and b.version and a.version == b.version and a.integrity != b.integrity:
-        found.append(
-            Alert(
-                "content-changed-same-version",
-                f"{change.label} {b.version}: content changed but the version did not",
-            )
-        )
-    if change.change == "downgraded":
-        found.append(
-            Alert(
-                "downgrade",
-                f"{change.label} goes down from {a.version if a else '?'} to {b.version}",
-            )
-        )
-    if a is not None and change.bump != "major":
-        for dep_kind, dep in change.dependencies_removed:
-            alert = "mcp-dropped" if dep_kind == "mcp" else "dependency-dropped"
-            found.append(
-                Alert(alert, f"{change.label} drops {dep_kind} {dep} without a major version bump")
-            )
-    if b.metaskill and (a is None or not a.metaskill):
-        found.append(
-            Alert(
-                "new-metaskill",
-                f"{change.label} ships an executable metaskill program ({b.metaskill})",
-            )
-        )
-    if change.kind == "mcp" and a is None:
-        found.append(
-            Alert("new-mcp", f"new MCP server {change.fqn} will run: {_command(b.server)}")
-        )
-    if change.kind == "mcp" and a is not None and _runs(a.server) != _runs(b.server):
-        found.append(
-            Alert("mcp-command-changed", f"MCP server {change.fqn} now runs: {_command(b.server)}")
-        )
-    if a is not None and _repository(a.origin) != _repository(b.origin):
-        found.append(
-            Alert(
-                "origin-moved",
-                f"{change.label} moved from {_repository(a.origin)} to {_repository(b.origin)}",
-            )
-        )
-    if _repository(b.origin).startswith("file:"):
-        found.append(
-            Alert(
-                "file-origin",
-                f"{change.label} comes from a local {b.origin}, which exists only on one machine",
-            )
-        )
+        message = f"{change.label} {b.version}: content changed but the version did not"
+        found.append(Alert("content-changed-same-version", message))
+    if change.change == "downgraded" and a is not None:
+        message = f"{change.label} goes down from {a.version} to {b.version}"
+        found.append(Alert("downgrade", message))
     if change.changelog.unavailable is None and not change.changelog.has_entry:
-        found.append(
-            Alert(
-                "changelog-missing-entry",
-                f"{change.label}: CHANGELOG.md has no entry for {b.version}",
-            )
+        message = f"{change.label}: CHANGELOG.md has no entry for {b.version}"
+        found.append(Alert("changelog-missing-entry", message))
+    return found
+
+
+def _dependency_alerts(change: Change, a: lockfmt.LockedPackage | None) -> list[Alert]:
+    """Dropping a public dependency is a breaking change: it needs a major bump."""
+    if a is None or change.bump == "major":
+        return []
+    return [
+        Alert(
+            "mcp-dropped" if dep_kind == "mcp" else "dependency-dropped",
+            f"{change.label} drops {dep_kind} {dep} without a major version bump",
         )
+        for dep_kind, dep in change.dependencies_removed
+    ]
+
+
+def _code_alerts(
+    change: Change, a: lockfmt.LockedPackage | None, b: lockfmt.LockedPackage
+) -> list[Alert]:
+    """New or changed things that will execute on the reviewer's machine."""
+    found = []
+    if b.metaskill and (a is None or not a.metaskill):
+        message = f"{change.label} ships an executable metaskill program ({b.metaskill})"
+        found.append(Alert("new-metaskill", message))
+    if change.kind == "mcp" and a is None:
+        message = f"new MCP server {change.fqn} will run: {_command(b.server)}"
+        found.append(Alert("new-mcp", message))
+    if change.kind == "mcp" and a is not None and _runs(a.server) != _runs(b.server):
+        message = f"MCP server {change.fqn} now runs: {_command(b.server)}"
+        found.append(Alert("mcp-command-changed", message))
+    return found
+
+
+def _origin_alerts(
+    change: Change, a: lockfmt.LockedPackage | None, b: lockfmt.LockedPackage
+) -> list[Alert]:
+    found = []
+    before, after = (_repository(a.origin) if a else None), _repository(b.origin)
+    if before is not None and before != after:
+        found.append(Alert("origin-moved", f"{change.label} moved from {before} to {after}"))
+    if after.startswith("file:"):
+        message = f"{change.label} comes from a local {b.origin}, which exists only on one machine"
+        found.append(Alert("file-origin", message))
     return found
 
 
