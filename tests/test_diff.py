@@ -284,7 +284,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 def test_verify_clean_then_every_kind_of_drift_then_repair(states: States, tmp_path: Path) -> None:
     project = tmp_path / "verify"
-    shutil.copytree(states.project, project, ignore=shutil.ignore_patterns(".git", ".metapkg"))
+    shutil.copytree(states.project, project, ignore=shutil.ignore_patterns(".git"))
     env = states.env
     assert run_cli("install", "--frozen", cwd=project, env=env).code == 0
     clean = run_cli("verify", cwd=project, env=env)

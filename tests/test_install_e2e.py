@@ -1118,3 +1118,22 @@ def test_lock_scalars_round_trip_exactly(cli, tmp_path: Path) -> None:
     assert entry["server"]["args"] == tricky
     assert entry["server"]["env"] == {"NUM": "123", "E": ""}
     assert_ok(cli("lock", "--check", cwd=project))
+
+
+def test_without_an_install_record_a_user_folder_is_never_adopted(cli, tmp_path: Path) -> None:
+    # .metapkg/ lost (or a fresh clone): a folder that is not byte-for-byte the package is
+    # the user's, even where the lock says the package goes.
+    skill = make_skill(tmp_path / "cat", "tool")
+    project = tmp_path / "proj"
+    write_manifest(project, skills=[file_origin(skill)])
+    assert_ok(cli("install", cwd=project))
+    shutil.rmtree(project / ".metapkg")
+    mine = project / ".claude/skills/tool"
+    shutil.rmtree(mine)
+    mine.mkdir()
+    (mine / "NOTES.md").write_text("mine\n")
+    assert_fails_with(cli("install", cwd=project), "name-collision")
+    assert (mine / "NOTES.md").read_text() == "mine\n"
+    shutil.rmtree(mine)
+    assert_ok(cli("install", cwd=project))  # identical copies elsewhere were adopted
+    assert (mine / "SKILL.md").is_file()

@@ -76,7 +76,9 @@ def install(
         if frozen:
             check_frozen(resolution)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
-        owned = state.owned(project) or owned_by_lock(resolution.old_lock)
+        # No record (a fresh clone): metapkg owns nothing yet; what is already there
+        # byte-for-byte as it would write it is adopted, anything else is a collision.
+        owned = state.owned(project) or state.Owned()
         applied = apply(project, resolution.plan, owned, lock_text, values, reinstall)
         file_roots = [
             str(node.fetched.path)
@@ -85,23 +87,6 @@ def install(
         ]
         state.save(project, applied.owned, file_roots, values, __version__)
     return InstallReport(False, resolution, applied, recovered)
-
-
-def owned_by_lock(lock: lockfmt.Lockfile | None) -> state.Owned:
-    """Ownership when this machine has no install record (a fresh clone, or .metapkg/
-    deleted): what the lock says an install of it provisions."""
-    from metapkg.provision.hosts import placements
-
-    if lock is None:
-        return state.Owned()
-    listed = set(lock.provisioned)
-    paths = {
-        path: package.integrity
-        for package in lock.packages
-        for path, _ in placements(package.kind, package.fqn.rsplit("/", 1)[-1], lock.targets)
-        if path in listed
-    }
-    return state.Owned(paths, frozenset(lock.mcp_servers))
 
 
 def lock(project: Path, check: bool = False, offline: bool = False) -> Resolution:
