@@ -534,3 +534,28 @@ def test_usage_errors_exit_2(cli, tmp_path: Path, args: list[str]) -> None:
     run = cli(*args, cwd=project)
     assert run.code == 2 and "usage:" in run.err
     assert only_manifest_left(project)
+
+
+@pytest.mark.parametrize(
+    ("field", "old", "new"),
+    [
+        ("commit", "commit: ", "commit: ../../../evil"),
+        ("integrity", "integrity: sha256:", "integrity: md5:"),
+        ("target", "  - claude", "  - vim"),
+    ],
+)
+def test_lock_values_that_become_paths_or_hashes_are_checked(
+    cli, tmp_path: Path, field: str, old: str, new: str
+) -> None:
+    origin = make_skill(tmp_path / "cat", "tool")
+    project = tmp_path / "proj"
+    write_manifest(project, skills=[file_origin(origin)])
+    assert cli("install", cwd=project).code == 0
+    lock = project / "metapkg.lock"
+    text = lock.read_text()
+    if old not in text:  # file: packages have no commit; add one where it would go
+        text = text.replace("integrity: ", "commit: 0\n    integrity: ", 1)
+    lock.write_text(text.replace(old, new, 1))
+    run = cli("install", "--frozen", cwd=project)
+    assert run.code == 1
+    assert "error[lock]" in run.err and "Traceback" not in run.err

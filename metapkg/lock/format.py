@@ -7,6 +7,7 @@ bytes. The reader refuses anything it does not understand rather than guessing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,14 @@ HEADER = (
     "# with `metapkg diff`. Format: lockfile-spec.md (lock-version 1).\n"
 )
 _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_REPO = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9._-]+$")
+_INTEGRITY = re.compile(r"^sha256:[0-9a-f]{64}$")
+_SHAPES = {
+    _COMMIT: "a commit SHA (40 lowercase hex digits)",
+    _REPO: "an owner/repo name",
+    _INTEGRITY: "an integrity hash (sha256:<64 hex digits>)",
+}
 
 
 @dataclass(frozen=True)
@@ -250,22 +259,22 @@ class _Reader:
             raise self.fail(f"lock-version {version} is not supported", "lock-version")
         provisioned = self.get(top, "provisioned", dict)
         return Lockfile(
-            targets=tuple(self._strings(self.get(top, "targets", list), "targets")),
+            targets=tuple(self._targets(self.get(top, "targets", list))),
             requires=tuple(
                 self._requirement(item, i) for i, item in enumerate(self.get(top, "requires", list))
             ),
             overrides=tuple(
                 Override(
                     self.get(o, "fqn", str, "overrides", i),
-                    self.get(o, "origin", str, "overrides", i),
+                    self._origin(self.get(o, "origin", str, "overrides", i), "overrides", i),
                 )
                 for i, o in enumerate(self.get(top, "overrides", list))
             ),
             pins=tuple(
                 Pin(
-                    self.get(p, "repo", str, "pins", i),
+                    self._matching(self.get(p, "repo", str, "pins", i), _REPO, "pins", i),
                     self.get(p, "ref", str, "pins", i),
-                    self.get(p, "commit", str, "pins", i),
+                    self._matching(self.get(p, "commit", str, "pins", i), _COMMIT, "pins", i),
                 )
                 for i, p in enumerate(self.get(top, "pins", list))
             ),
@@ -281,6 +290,29 @@ class _Reader:
                 )
             ),
         )
+
+    # Values that become cache paths and URLs (commits, repos) or are trusted as hashes
+    # must have exactly their documented shape: the lock arrives in pull requests.
+
+    def _matching(self, value: Any, pattern: re.Pattern[str], *key: str | int) -> Any:
+        if value is not None and not pattern.match(value):
+            raise self.fail(f"{value!r} is not {_SHAPES[pattern]}", *key)
+        return value
+
+    def _origin(self, text: str, *key: str | int) -> str:
+        from metapkg.origins import OriginSyntaxError, parse_origin
+
+        try:
+            parse_origin(text, Path("."))
+        except OriginSyntaxError as exc:
+            raise self.fail(str(exc), *key) from None
+        return text
+
+    def _targets(self, items: list[Any]) -> list[str]:
+        for index, item in enumerate(self._strings(items, "targets")):
+            if item not in ("agents", "claude"):
+                raise self.fail(f"unknown target {item!r}", "targets", index)
+        return items
 
     def _paths(self, items: list[Any]) -> list[str]:
         # The lock is a trust boundary (it arrives in pull requests): only the path shapes
@@ -313,7 +345,7 @@ class _Reader:
         return Requirement(
             kind=self._kind(self.get(item, "kind", str, *where), *where),
             fqn=self.get(item, "fqn", str, *where),
-            origin=self.get(item, "origin", str, *where),
+            origin=self._origin(self.get(item, "origin", str, *where), *where),
             version=self.get(item, "version", str, *where, optional=True),
         )
 
@@ -332,9 +364,11 @@ class _Reader:
             kind=self._kind(self.get(item, "kind", str, *where), *where),
             fqn=self.get(item, "fqn", str, *where),
             version=self.get(item, "version", str, *where, optional=True),
-            origin=self.get(item, "origin", str, *where),
-            commit=self.get(item, "commit", str, *where, optional=True),
-            integrity=self.get(item, "integrity", str, *where),
+            origin=self._origin(self.get(item, "origin", str, *where), *where),
+            commit=self._matching(
+                self.get(item, "commit", str, *where, optional=True), _COMMIT, *where
+            ),
+            integrity=self._matching(self.get(item, "integrity", str, *where), _INTEGRITY, *where),
             dependencies=tuple(dependencies),
             metaskill=self.get(item, "metaskill", str, *where, optional=True),
             server=self.get(item, "server", dict, *where, optional=True),
