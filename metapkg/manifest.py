@@ -18,6 +18,7 @@ from metapkg.diagnostics import Diagnostic, ManifestError, error
 from metapkg.origins import Origin, OriginSyntaxError, parse_origin
 from metapkg.packages.models import PLURAL, Dependency, Kind
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
+from metapkg.textio import read_utf8, write_atomic
 
 FILENAME = "metapkg.yaml"
 TARGETS = ("agents", "claude")
@@ -56,7 +57,7 @@ class Manifest:
 def read(project: Path) -> Manifest:
     path = project / FILENAME
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path, "manifest")
     except FileNotFoundError:
         raise ManifestError.single(
             "manifest", FILENAME, "no metapkg.yaml here; run `metapkg init` to create one"
@@ -161,8 +162,9 @@ def _round_trip() -> Any:
 
 def edit_add(path: Path, kind: Kind, origin_text: str) -> bool:
     """Append an origin under dependencies.<kind>s unless an equal one is there already."""
+    read(path.parent)  # a manifest that does not even read gets a clear error, not an edit
     yaml = _round_trip()
-    document = yaml.load(path.read_text(encoding="utf-8")) or {}
+    document = yaml.load(read_utf8(path, "manifest")) or {}
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     deps = document.setdefault("dependencies", CommentedMap())
@@ -192,8 +194,9 @@ def edit_add(path: Path, kind: Kind, origin_text: str) -> bool:
 
 def edit_remove(path: Path, origins: list[Origin]) -> int:
     """Remove every dependency whose origin is one of ``origins``; return how many."""
+    read(path.parent)  # a manifest that does not even read gets a clear error, not an edit
     yaml = _round_trip()
-    document = yaml.load(path.read_text(encoding="utf-8")) or {}
+    document = yaml.load(read_utf8(path, "manifest")) or {}
     deps = document.get("dependencies") or {}
     removed = 0
     for group in deps.values():
@@ -218,6 +221,4 @@ def _write(path: Path, yaml: Any, document: Any) -> None:
 
     buffer = io.StringIO()
     yaml.dump(document, buffer)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(buffer.getvalue(), encoding="utf-8")
-    temporary.replace(path)
+    write_atomic(path, buffer.getvalue())

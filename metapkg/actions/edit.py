@@ -13,7 +13,7 @@ from pathlib import Path
 from metapkg import manifest
 from metapkg.diagnostics import ManifestError, MetapkgError, UsageError, error
 from metapkg.lock import format as lockfmt
-from metapkg.origins import GitHubOrigin, Origin, OriginSyntaxError, parse_origin
+from metapkg.origins import FileOrigin, GitHubOrigin, Origin, OriginSyntaxError, parse_origin
 from metapkg.packages.models import Kind
 
 GITIGNORE_BLOCK = """\
@@ -67,22 +67,28 @@ def manifest_restored_on_failure(project: Path) -> Iterator[None]:
 
 
 def guess_kind(origin: Origin) -> Kind | None:
-    """The kind an origin's path names (…/skills/x, …/agents/x, ….json), if it says."""
+    """The kind a catalog path names (…/skills/x, …/agents/x, …/mcps/x.json), if it says.
+
+    Only the bucket right above the package counts: a `skills` folder higher up the path
+    says nothing about what this origin holds.
+    """
     text = origin.tree if isinstance(origin, GitHubOrigin) else origin.path
+    parts = text.split("/")
+    bucket = parts[-2] if len(parts) > 1 else ""
     if text.endswith(".json"):
         return "mcp"
-    parts = text.split("/")
-    if "skills" in parts[:-1]:
-        return "skill"
-    if "agents" in parts[:-1]:
-        return "agent"
-    return None
+    return {"skills": "skill", "agents": "agent"}.get(bucket)  # type: ignore[return-value]
 
 
 def add(
-    project: Path, origins: list[str], kind: Kind | None, then_install: Callable[[], object]
+    project: Path,
+    origins: list[str],
+    kind: Kind | None,
+    then_install: Callable[[], object],
+    offline: bool = False,
 ) -> list[str]:
     """Add each origin under its kind; return the origins that were new."""
+    manifest.read(project)  # a broken manifest is reported as such, before any fetching
     added = []
     with manifest_restored_on_failure(project):
         path = project / manifest.FILENAME
@@ -91,18 +97,27 @@ def add(
                 origin = parse_origin(text, project)
             except OriginSyntaxError as exc:
                 raise UsageError([error("origin", text, str(exc))]) from None
-            chosen = kind or guess_kind(origin) or _detect_kind(origin)
+            chosen = (
+                kind or _local_kind(origin) or guess_kind(origin) or _detect_kind(origin, offline)
+            )
             if manifest.edit_add(path, chosen, text):
                 added.append(text)
         then_install()
     return added
 
 
-def _detect_kind(origin: Origin) -> Kind:
-    from metapkg.fetch.router import Sources
+def _local_kind(origin: Origin) -> Kind | None:
+    """A file: origin is on this disk: look instead of guessing."""
     from metapkg.packages.load import detect_kind
 
-    sources = Sources()
+    return detect_kind(origin.local_path) if isinstance(origin, FileOrigin) else None
+
+
+def _detect_kind(origin: Origin, offline: bool) -> Kind:
+    from metapkg.fetch.router import FetchOptions, Sources
+    from metapkg.packages.load import detect_kind
+
+    sources = Sources(FetchOptions(offline=offline))
     try:
         kind = detect_kind(sources.fetch(origin).path)
     finally:

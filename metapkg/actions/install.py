@@ -89,24 +89,24 @@ def install(
     return InstallReport(False, resolution, applied, recovered)
 
 
-def lock(project: Path, check: bool = False, offline: bool = False) -> Resolution:
+def lock(
+    project: Path, check: bool = False, offline: bool = False, workers: int = 16
+) -> Resolution:
     """Resolve and write metapkg.lock only; with ``check``, raise if it would change."""
     from metapkg.actions.resolution import resolve_project
     from metapkg.fetch.router import FetchOptions
     from metapkg.lock import format as lockfmt
+    from metapkg.textio import write_atomic
 
     with project_lock(project):
         recover(project)  # an interrupted install's rollback must not undo this lock later
-        resolution = resolve_project(project, FetchOptions(offline=offline))
+        resolution = resolve_project(project, FetchOptions(offline=offline, workers=workers))
         if check:
             if resolution.lock_changed:
                 raise LockError(stale_reasons(resolution))
             return resolution
         if resolution.lock_changed:
-            path = project / lockfmt.FILENAME
-            temporary = path.with_name(path.name + ".tmp")
-            temporary.write_text(resolution.lock_text, encoding="utf-8", newline="\n")
-            temporary.replace(path)
+            write_atomic(project / lockfmt.FILENAME, resolution.lock_text)
     return resolution
 
 

@@ -16,6 +16,7 @@ from metapkg import manifest as manifest_file
 from metapkg.diagnostics import (
     Diagnostic,
     LockError,
+    MetapkgError,
     PackageError,
     ResolutionError,
     error,
@@ -31,6 +32,7 @@ from metapkg.packages.models import Mcp, Skill
 from metapkg.provision.mcpjson import server_entry
 from metapkg.provision.plan import Plan, plan_placements
 from metapkg.resolve import Resolved, resolve
+from metapkg.textio import read_utf8
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,11 @@ class Resolution:
 def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
     path = project / lockfmt.FILENAME
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path, "lock")
     except FileNotFoundError:
         return None, None
+    except MetapkgError as exc:  # not even text: as damaged as a lock gets
+        raise lockfmt.UnreadableLock(exc.diagnostics) from None
     return lockfmt.parse(text), text
 
 
@@ -73,7 +77,7 @@ def _read_lock_or_replace(
             warning(d.rule, d.path, d.message.split("; run")[0] + "; writing a new lock", d.line)
             for d in exc.diagnostics
         ]
-        return None, (project / lockfmt.FILENAME).read_text(encoding="utf-8"), notes
+        return None, "", notes
 
 
 def resolve_project(

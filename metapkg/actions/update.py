@@ -55,7 +55,7 @@ class Outdated:
     why: str  # "ref moved" or "newer tag"
 
 
-def outdated(project: Path) -> list[Outdated]:
+def outdated(project: Path, offline: bool = False) -> list[Outdated]:
     from metapkg.fetch.github import GitHubSource
     from metapkg.fetch.router import FetchOptions
     from metapkg.packages.semver import SemVer
@@ -64,6 +64,10 @@ def outdated(project: Path) -> list[Outdated]:
     if lock is None:
         raise MetapkgError.single(
             "lock", lockfmt.FILENAME, "no metapkg.lock; run `metapkg install` first"
+        )
+    if offline:
+        raise MetapkgError.single(
+            "offline", "metapkg outdated", "asks GitHub for refs and tags, so it cannot run offline"
         )
     source = GitHubSource(FetchOptions())
     found: list[Outdated] = []

@@ -24,6 +24,7 @@ from metapkg.packages import placeholders
 from metapkg.provision import mcpjson
 from metapkg.provision.hosts import placements
 from metapkg.provision.values import placeholder_values
+from metapkg.textio import read_utf8
 
 
 @dataclass(frozen=True)
@@ -124,11 +125,11 @@ def _compare_servers(project: Path, lock: lockfmt.Lockfile) -> list[Drift]:
         return []
     values = placeholder_values(project)
     try:
-        document = json.loads((project / mcpjson.FILENAME).read_text(encoding="utf-8"))
+        document = json.loads(read_utf8(project / mcpjson.FILENAME, "mcp-json"))
         present = document.get("mcpServers", {}) if isinstance(document, dict) else {}
     except FileNotFoundError:
         return [Drift("missing", mcpjson.FILENAME)]
-    except ValueError:
+    except (ValueError, MetapkgError):
         return [Drift("modified", mcpjson.FILENAME, "not valid JSON")]
     servers = {p.fqn: p.server for p in lock.packages if p.kind == "mcp"}
     drifts = []

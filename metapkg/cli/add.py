@@ -20,7 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.edit import add
 
-    added = add(Path.cwd(), args.origins, args.kind, install_after_edit(args))
+    added = add(Path.cwd(), args.origins, args.kind, install_after_edit(args), args.offline)
     for origin in added:
         status(f"Added {origin} to metapkg.yaml", args.quiet)
     return 0

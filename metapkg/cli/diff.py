@@ -31,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run as git's diff driver (PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE)",
     )
-    add_fetch_options(parser)
+    add_fetch_options(parser, jobs=False)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -30,20 +30,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_fetch_options(parser)
 
 
-def add_fetch_options(parser: argparse.ArgumentParser) -> None:
+def add_fetch_options(parser: argparse.ArgumentParser, jobs: bool = True) -> None:
     parser.add_argument(
         "--offline",
         action="store_true",
-        default=os.environ.get("METAPKG_OFFLINE") == "1",
+        default=os.environ.get("METAPKG_OFFLINE", "").lower() in ("1", "true", "yes", "on"),
         help="use only the download cache (also METAPKG_OFFLINE=1)",
     )
+    if not jobs:
+        return
     parser.add_argument(
         "--jobs",
-        type=int,
-        default=int(os.environ.get("METAPKG_JOBS", "16")),
+        type=_positive,
+        default=os.environ.get("METAPKG_JOBS", "16"),  # a string default is parsed by `type`
         metavar="N",
         help="parallel downloads (default 16)",
     )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a positive number (--jobs, METAPKG_JOBS)"
+        )
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.install import lock
 
-    resolution = lock(Path.cwd(), check=args.check, offline=args.offline)
+    resolution = lock(Path.cwd(), check=args.check, offline=args.offline, workers=args.jobs)
     count = len(resolution.lock.packages)
     if args.check:
         status(f"metapkg.lock is up to date ({count} packages)", args.quiet)

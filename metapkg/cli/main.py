@@ -92,6 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _enter_project(args.project)
         result: int = module.run(args)  # type: ignore[attr-defined]
         return result
+    except KeyboardInterrupt:
+        print("metapkg: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `metapkg ... | head`: the reader left, that is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as exc:
         # Imported here, not above: an up-to-date install never needs the error classes.
         from metapkg.diagnostics import MetapkgError
@@ -102,9 +108,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print_diagnostics(exc.diagnostics)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("metapkg: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1

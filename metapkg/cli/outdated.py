@@ -6,17 +6,19 @@ import argparse
 import json
 from pathlib import Path
 
+from metapkg.cli.install import add_fetch_options
 from metapkg.cli.output import status
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    add_fetch_options(parser, jobs=False)
 
 
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.update import outdated
 
-    found = outdated(Path.cwd())
+    found = outdated(Path.cwd(), offline=args.offline)
     if args.json:
         print(json.dumps([vars(o) for o in found], indent=2))
         return 0

@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from metapkg.textio import write_atomic
+
 
 def cache_root() -> Path:
     configured = os.environ.get("METAPKG_CACHE_DIR")
@@ -70,9 +72,7 @@ class Cache:
         known = self.known_refs(repo)
         known.update(refs)
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(known, sort_keys=True, indent=1), encoding="utf-8")
-        temporary.replace(path)
+        write_atomic(path, json.dumps(known, sort_keys=True, indent=1))
 
     def known_refs(self, repo: str) -> dict[str, str]:
         try:

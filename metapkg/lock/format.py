@@ -17,6 +17,7 @@ from metapkg import yamlsafe
 from metapkg.diagnostics import LockError, error
 from metapkg.lock import yamlout
 from metapkg.packages.models import KINDS, PLURAL, SINGULAR, Kind
+from metapkg.textio import read_utf8
 
 FILENAME = "metapkg.lock"
 LOCK_VERSION = 1
@@ -183,7 +184,7 @@ def _package(package: LockedPackage) -> dict[str, Any]:
 def read(path: Path) -> Lockfile | None:
     """The lock at ``path``, or None when there is none."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_utf8(path, "lock")
     except FileNotFoundError:
         return None
     return parse(text, str(path.name))

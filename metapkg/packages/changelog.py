@@ -92,8 +92,10 @@ def check(
                 f"'## {version if isinstance(version, str) else '1.0.0'} (YYYY-MM-DD)' entry",
             )
         ]
-    except (OSError, UnicodeDecodeError) as exc:
-        return (), [error("changelog-missing", display, f"cannot read {FILENAME}: {exc}")]
+    except UnicodeDecodeError:
+        return (), [error("changelog-header", display, f"{FILENAME} is not UTF-8 text")]
+    except OSError as exc:
+        return (), [error("changelog-missing", display, f"cannot read {FILENAME}: {exc.strerror}")]
     entries, diags = parse(text, display)
     diags.extend(_order(entries, display))
     if isinstance(version, str) and SEMVER.match(version):

@@ -22,6 +22,7 @@ from metapkg.provision import mcpjson
 from metapkg.provision.plan import Plan
 from metapkg.provision.stage import Transaction
 from metapkg.provision.state import Owned
+from metapkg.textio import read_utf8
 
 # Host folders metapkg may remove once they are empty (never .claude/ itself).
 _HOST_FOLDERS = (".agents/skills", ".agents/agents", ".claude/skills", ".claude/agents", ".agents")
@@ -65,6 +66,18 @@ def apply(
             tx.discard()
         else:
             tx.commit(last=(mcpjson.FILENAME, lockfmt.FILENAME))
+    except OSError as exc:  # staging: disk full, a cache tree cleaned meanwhile, ...
+        tx.discard()
+        where = exc.filename or str(project)
+        raise ProvisionError(
+            [
+                error(
+                    "provision",
+                    str(where),
+                    f"could not stage the install ({exc.strerror}); nothing was changed",
+                )
+            ]
+        ) from None
     except BaseException:
         tx.discard()
         raise
@@ -77,7 +90,7 @@ def _stage_mcp_json(
     project: Path, tx: Transaction, owned: Owned, plan: Plan, values: Mapping[str, str]
 ) -> bool:
     path = project / mcpjson.FILENAME
-    existing = path.read_text(encoding="utf-8") if path.exists() else None
+    existing = read_utf8(path, "mcp-json") if path.exists() else None
     text = mcpjson.merge(existing, owned.servers, plan.servers, values)
     if text == existing:
         return False

@@ -49,9 +49,9 @@ def save(
 ) -> None:
     import json
 
+    from metapkg.textio import write_atomic
+
     path = project / uptodate.STATE_FILE
     path.parent.mkdir(exist_ok=True)
-    temporary = path.with_suffix(".tmp")
     state = uptodate.snapshot(project, owned.paths, owned.servers, file_roots, values, version)
-    temporary.write_text(json.dumps(state, sort_keys=True), encoding="utf-8")
-    temporary.replace(path)
+    write_atomic(path, json.dumps(state, sort_keys=True))

@@ -34,7 +34,8 @@ def parse_dependencies(
     diags: list[Diagnostic] = []
     if value is None:
         return (), diags
-    allowed = " and ".join(f"'{a}'" for a in ctx.allowed)
+    names = [f"'{a}'" for a in ctx.allowed]
+    allowed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
     if not isinstance(value, dict):
         diags.append(
             error(

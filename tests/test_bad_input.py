@@ -1,0 +1,61 @@
+"""Bad input anywhere gives a diagnostic naming the file, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import file_origin, make_agent, make_skill, write_manifest
+
+
+@pytest.mark.parametrize("name", ["metapkg.yaml", "metapkg.lock", ".mcp.json"])
+def test_files_that_are_not_utf8(cli, tmp_path: Path, name: str) -> None:
+    skill = make_skill(tmp_path / "cat", "tool")
+    project = tmp_path / "proj"
+    write_manifest(project, skills=[file_origin(skill)])
+    (project / name).write_bytes(b"\xff\xfe not text")
+    run = cli("install", cwd=project)
+    assert "Traceback" not in run.err
+    assert f"{name}: " in run.err and "not UTF-8" in run.err
+    if name == "metapkg.lock":  # a damaged lock is replaced, with a warning
+        assert run.code == 0 and (project / name).read_text().startswith("# metapkg.lock")
+        (project / name).write_bytes(b"\xff")
+        frozen = cli("install", "--frozen", cwd=project)
+        assert frozen.code == 1 and "not UTF-8" in frozen.err
+    else:
+        assert run.code == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["dependencies:\n  skills: [\n", "- a\n", "dependencies: [a]\n", "surprise: 1\n"],
+)
+def test_add_to_a_broken_manifest_reports_the_manifest(cli, tmp_path: Path, text: str) -> None:
+    skill = make_skill(tmp_path / "cat", "tool")
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "metapkg.yaml").write_text(text)
+    run = cli("add", file_origin(skill), cwd=project)
+    assert run.code == 1 and "Traceback" not in run.err
+    assert run.err.startswith("metapkg.yaml:")
+    assert (project / "metapkg.yaml").read_text() == text
+
+
+def test_invalid_jobs_is_a_usage_error(cli, tmp_path: Path) -> None:
+    write_manifest(tmp_path)
+    run = cli("install", cwd=tmp_path, env={"METAPKG_JOBS": "lots"})
+    assert run.code == 2 and "--jobs" in run.err and "Traceback" not in run.err
+
+
+def test_add_looks_at_a_local_package_instead_of_guessing_from_the_path(
+    cli, tmp_path: Path
+) -> None:
+    # The project lives under a folder called skills/, and adds an agent.
+    root = tmp_path / "skills" / "work"
+    agent = make_agent(root, "rev")
+    project = root / "proj"
+    write_manifest(project)
+    run = cli("add", "file:../agents/rev", cwd=project)
+    assert run.code == 0, run.err
+    assert "agents:\n    - file:../agents/rev" in (project / "metapkg.yaml").read_text()
+    assert (project / ".claude/agents/rev.md").read_text() == (agent / "AGENTS.md").read_text()
