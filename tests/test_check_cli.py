@@ -15,7 +15,7 @@ ALL_RULES = {
     "changelog-missing", "changelog-header", "changelog-version", "changelog-order",
     "layout", "mcp-json", "mcp-name", "mcp-filename", "mcp-format", "mcp-command",
     "mcp-args", "mcp-leaf", "placeholder", "metaskill-path", "metaskill-language",
-    "metaskill-file", "hidden-unicode", "fqn-unique",
+    "metaskill-file", "hidden-unicode", "fqn-unique", "link",
 }  # fmt: skip
 WARNINGS = {"origin-object", "file-origin", "hidden-unicode"}
 

@@ -18,6 +18,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 
 from metapkg.diagnostics import FetchError, error
+from metapkg.lock.integrity import SEALED_MTIME_NS
 
 MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # compressed download
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # one file
@@ -103,6 +104,8 @@ def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
     with stream, open(target, "wb") as out:
         while chunk := stream.read(1 << 20):
             out.write(chunk)
-    # Read-only: provisioning hard-links these files into projects, and a write through
-    # one of those links must not silently change the cache for every other project.
+    # Read-only and sealed: provisioning hard-links these files into projects, and a
+    # write through one of those links must not silently change the cache for every
+    # other project (the seal makes such a write visible; see lock/integrity.py).
     os.chmod(target, 0o555 if member.mode & 0o111 else 0o444)
+    os.utime(target, ns=(SEALED_MTIME_NS, SEALED_MTIME_NS))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from metapkg.diagnostics import Diagnostic, FetchError, error
 from metapkg.fetch.source import Fetched, NotFound, Source
-from metapkg.lock.integrity import TreeError, tree_hash
+from metapkg.lock.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import Origin
 from metapkg.packages.load import detect_kind, load_package
 from metapkg.packages.models import Dependency, Kind, Package
@@ -165,9 +165,21 @@ def _load(future: Future[Fetched], origin: Origin) -> Node:
     if loaded.package is None:
         raise FetchError(loaded.diagnostics)
     try:
-        integrity = tree_hash(fetched.path)
+        integrity = tree_hash(fetched.path, sealed=fetched.shared)
+    except ModifiedInCache as exc:
+        raise FetchError(
+            [
+                error(
+                    "integrity",
+                    fetched.display,
+                    f"{loaded.package.label}: the download cache's copy changed after "
+                    f"download ({exc}; was a provisioned file edited in place?). Run "
+                    f"`metapkg cache clean`, then install again",
+                )
+            ]
+        ) from None
     except TreeError as exc:
-        raise FetchError([error("archive", fetched.display, str(exc))]) from None
+        raise FetchError([error("link", fetched.display, str(exc))]) from None
     return Node(origin, fetched, loaded.package, integrity, loaded.diagnostics)
 
 

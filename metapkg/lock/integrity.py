@@ -19,32 +19,50 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PREFIX = "sha256:"
+# Every file extracted into the download cache gets this modification time (1980-01-01).
+# Projects hard-link those files; a write through such a link changes the mtime of the
+# cached file too, which a "sealed" walk notices: not part of the hash, a tamper check.
+SEALED_MTIME_NS = 315_532_800 * 1_000_000_000
 
 
 class TreeError(ValueError):
     """The tree holds something a package may not contain (a link, a device, ...)."""
 
 
-def tree_files(root: Path) -> list[tuple[str, Path, bool]]:
-    """(relative path, absolute path, executable) for every file, in hashing order."""
-    mode = os.lstat(root).st_mode
-    if stat.S_ISREG(mode):
-        return [(root.name, root, bool(mode & 0o111))]
-    if not stat.S_ISDIR(mode):
+class ModifiedInCache(TreeError):
+    """A file of a sealed cache tree was written to after it was extracted."""
+
+
+def tree_files(root: Path, sealed: bool = False) -> list[tuple[str, Path, bool]]:
+    """(relative path, absolute path, executable) for every file, in hashing order.
+
+    With ``sealed``, every file must still carry SEALED_MTIME_NS.
+    """
+    st = os.lstat(root)
+    if stat.S_ISREG(st.st_mode):
+        _check_seal(root, st, sealed)
+        return [(root.name, root, bool(st.st_mode & 0o111))]
+    if not stat.S_ISDIR(st.st_mode):
         raise TreeError(f"{root} is not a regular file or folder")
-    files = list(_walk(root, ""))
+    files = list(_walk(root, "", sealed))
     files.sort(key=lambda item: item[0].encode("utf-8"))
     return files
 
 
-def _walk(folder: Path, prefix: str) -> Iterator[tuple[str, Path, bool]]:
+def _check_seal(path: Path | str, st: os.stat_result, sealed: bool) -> None:
+    if sealed and st.st_mtime_ns != SEALED_MTIME_NS:
+        raise ModifiedInCache(f"{path} was modified after it was downloaded")
+
+
+def _walk(folder: Path, prefix: str, sealed: bool) -> Iterator[tuple[str, Path, bool]]:
     with os.scandir(folder) as entries:
         for entry in entries:
             relative = prefix + entry.name
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISDIR(st.st_mode):
-                yield from _walk(Path(entry.path), relative + "/")
+                yield from _walk(Path(entry.path), relative + "/", sealed)
             elif stat.S_ISREG(st.st_mode):
+                _check_seal(entry.path, st, sealed)
                 yield relative, Path(entry.path), bool(st.st_mode & 0o111)
             elif stat.S_ISLNK(st.st_mode):
                 raise TreeError(f"{entry.path} is a symbolic link; packages may not contain links")
@@ -52,9 +70,9 @@ def _walk(folder: Path, prefix: str) -> Iterator[tuple[str, Path, bool]]:
                 raise TreeError(f"{entry.path} is not a regular file; packages hold files only")
 
 
-def tree_hash(root: Path) -> str:
+def tree_hash(root: Path, sealed: bool = False) -> str:
     digest = hashlib.sha256()
-    for relative, path, executable in tree_files(root):
+    for relative, path, executable in tree_files(root, sealed):
         content = path.read_bytes()
         digest.update(relative.encode("utf-8"))
         digest.update(b"\0x\0" if executable else b"\0-\0")

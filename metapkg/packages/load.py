@@ -9,7 +9,7 @@ from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages import changelog, mcp, metaskill
 from metapkg.packages.frontmatter import FrontmatterProblem, parse
 from metapkg.packages.models import Agent, Kind, Package, Skill
-from metapkg.packages.rules import fields, unicode
+from metapkg.packages.rules import fields, files, unicode
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
 
 MANIFEST_FILES: dict[Kind, str] = {"agent": "AGENTS.md", "skill": "SKILL.md"}
@@ -49,7 +49,7 @@ def load_package(
         return Loaded(None, (_not_a_package(display),))
     if kind == "mcp":
         model, diags = mcp.load(path, display)
-        return Loaded(model, tuple(diags))
+        return Loaded(model, (*diags, *files.check(path, display)))
     return _load_markdown(
         path, display, kind, folder_name if folder_name is not None else path.name
     )
@@ -72,7 +72,7 @@ def _load_markdown(folder: Path, display: str, kind: Kind, folder_name: str) -> 
         return Loaded(None, (error("layout", display, f"{filename} is missing"),))
     except UnicodeDecodeError:
         return Loaded(None, (error("frontmatter", shown, f"{filename} is not UTF-8 text"),))
-    diags: list[Diagnostic] = list(unicode.check(text, shown))
+    diags: list[Diagnostic] = [*files.check(folder, display), *unicode.check(text, shown)]
     try:
         fm = parse(text)
     except FrontmatterProblem as exc:
