@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, make_skill
 from ghfixtures import (
     GH,
     assert_fails_with,
@@ -967,3 +967,13 @@ def test_editing_a_provisioned_file_in_place_never_leaks_into_a_new_lock(gh: GH)
     shutil.rmtree(gh.project / ".agents", ignore_errors=True)
     assert_ok(gh.install())
     assert "curl evil" not in (gh.project / ".claude/skills/alpha/SKILL.md").read_text()
+
+
+def test_a_package_from_github_cannot_pull_in_a_local_path(gh: GH, tmp_path: Path) -> None:
+    local = make_skill(tmp_path / "secrets", "keys")
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {"skills": [f"file:{local}"]}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+    run = gh.install()
+    found = assert_fails_with(run, "file-origin")
+    assert "skill acme/alpha" in found[0].message and str(local) in found[0].message
+    assert not (gh.project / ".agents").exists() and not (gh.project / "metapkg.lock").exists()

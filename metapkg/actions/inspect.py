@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from metapkg.diagnostics import LockError, MetapkgError
 from metapkg.lock import format as lockfmt
@@ -30,15 +31,32 @@ def tree(project: Path) -> list[str]:
     return graph.render_tree(edges, roots, describe)
 
 
-def why(project: Path, fqn: str) -> list[str]:
+def tree_data(project: Path) -> dict[str, Any]:
+    """The graph as data (`metapkg tree --json`)."""
+    lock, _, roots = load_graph(project)
+    return {
+        "requires": [_ref(key) for key in roots],
+        "packages": [
+            {
+                **_ref(package.key),
+                "version": package.version,
+                "dependencies": [_ref(d) for d in package.dependencies],
+            }
+            for package in lock.packages
+        ],
+    }
+
+
+def why(project: Path, fqn: str) -> list[list[Key]]:
+    """Every chain from a direct dependency to the package(s) named ``fqn``."""
     lock, edges, roots = load_graph(project)
     targets = [p.key for p in lock.packages if p.fqn == fqn]
     if not targets:
         raise MetapkgError.single(
             "missing", lockfmt.FILENAME, f"{fqn} is not in the resolved graph"
         )
-    lines = []
-    for target in targets:
-        for chain in graph.chains_to(edges, roots, target):
-            lines.append(" -> ".join(graph.label(k) for k in chain))
-    return lines
+    return [chain for target in targets for chain in graph.chains_to(edges, roots, target)]
+
+
+def _ref(key: Key) -> dict[str, str]:
+    return {"kind": key[0], "fqn": key[1]}

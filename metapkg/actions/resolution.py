@@ -31,7 +31,7 @@ from metapkg.origins import FileOrigin, GitHubOrigin, Origin, OriginSyntaxError,
 from metapkg.packages.models import Mcp, Skill
 from metapkg.provision.mcpjson import server_entry
 from metapkg.provision.plan import Plan, plan_placements
-from metapkg.resolve import Resolved, resolve
+from metapkg.resolve.resolver import Resolved, resolve
 from metapkg.textio import read_utf8
 
 

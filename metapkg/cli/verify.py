@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from metapkg.cli.output import status
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.verify import verify
 
     result = verify(Path.cwd())
+    if args.json:
+        drifts = [{"kind": d.kind, "path": d.path, "detail": d.detail} for d in result.drifts]
+        payload = {"ok": not result.drifts, "checked": result.checked, "drifts": drifts}
+        print(json.dumps({**payload, "notes": list(result.notes)}, indent=2))
+        return 1 if result.drifts else 0
     if args.verbose:
         for note in result.notes:
             status(f"note: {note}", args.quiet)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from metapkg.diagnostics import Diagnostic, FetchError, error
 from metapkg.fetch.source import Fetched, NotFound, Source
 from metapkg.lock.integrity import ModifiedInCache, TreeError, tree_hash
-from metapkg.origins import Origin
+from metapkg.origins import FileOrigin, GitHubOrigin, Origin
 from metapkg.packages.load import detect_kind, load_package
 from metapkg.packages.models import Dependency, Kind, Package
 
@@ -141,11 +141,29 @@ def crawl(
                     continue  # an override stands in for this package and its dependencies
                 for dependency in node.package.dependencies:
                     result.edges.append(Edge(origin, dependency))
+                    if _reaches_into_this_machine(origin, dependency.origin):
+                        result.problems.append(_local_from_remote(node, dependency.origin))
+                        continue
                     schedule(dependency.origin)
             if progress is not None:
                 progress(done_count, len(scheduled))
     result.problems.extend(_kind_problems(result))
     return result
+
+
+def _reaches_into_this_machine(parent: Origin, child: Origin) -> bool:
+    """A package from GitHub naming a file: origin would make metapkg read (and copy into
+    the project and lock) whatever sits at that path on this machine."""
+    return isinstance(parent, GitHubOrigin) and isinstance(child, FileOrigin)
+
+
+def _local_from_remote(node: Node, child: Origin) -> Diagnostic:
+    return error(
+        "file-origin",
+        str(node.origin),
+        f"{node.package.label}, fetched from GitHub, depends on the local {child}; a "
+        f"published package cannot reach into this machine. Ask its author for a GitHub origin",
+    )
 
 
 def _warm(source: Source, origin: Origin) -> None:

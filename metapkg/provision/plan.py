@@ -11,7 +11,7 @@ from metapkg.diagnostics import ProvisionError, error
 from metapkg.packages.models import Kind, Mcp
 from metapkg.provision.hosts import placements
 from metapkg.provision.mcpjson import server_entry
-from metapkg.resolve import Resolved
+from metapkg.resolve.resolver import Resolved
 
 Key = tuple[Kind, str]
 
