@@ -148,7 +148,9 @@ def stale_reasons(resolution: Resolution) -> list[Diagnostic]:
             )
         elif before != after:
             reasons.append(f"{label} is locked differently (origin, version or dependencies)")
-    if not reasons:
+    if not reasons and lockfmt.normalized(old) == lockfmt.normalized(new):
+        reasons.append("it says the same but is not in the form metapkg writes (edited by hand?)")
+    elif not reasons:
         reasons.append("the manifest's requirements, targets or overrides changed")
     return [
         error(

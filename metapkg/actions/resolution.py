@@ -24,7 +24,7 @@ from metapkg.diagnostics import (
 )
 from metapkg.fetch.crawl import Node, crawl
 from metapkg.fetch.router import FetchOptions, Sources
-from metapkg.fetch.source import RefPin
+from metapkg.fetch.source import RefPin, unpinned_under_frozen
 from metapkg.lock import format as lockfmt
 from metapkg.manifest import Manifest
 from metapkg.origins import FileOrigin, GitHubOrigin, Origin, OriginSyntaxError, parse_origin
@@ -93,7 +93,7 @@ def resolve_project(
         options = dataclasses.replace(options, pins=pins)
     unpinned = _unpinned_roots(manifest, options.pins)
     if unpinned and options.frozen:
-        raise _unpinned_under_frozen(unpinned)  # before any download: CI caches start cold
+        raise unpinned_under_frozen(list(unpinned))  # before any download: CI caches start cold
     sources = Sources(options)
     if unpinned:
         sources.warm_up()
@@ -161,20 +161,6 @@ def _check_pinned_content(
             )
     if problems:
         raise LockError(problems)
-
-
-def _unpinned_under_frozen(origins: list[GitHubOrigin]) -> LockError:
-    return LockError(
-        [
-            error(
-                "lock",
-                str(origin),
-                "metapkg.lock pins no commit for this origin's ref; --frozen never resolves "
-                "refs. Run `metapkg lock` and commit metapkg.lock",
-            )
-            for origin in origins
-        ]
-    )
 
 
 def _unpinned_roots(manifest: Manifest, pins: tuple[RefPin, ...]) -> list[GitHubOrigin]:

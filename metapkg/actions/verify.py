@@ -61,7 +61,11 @@ def verify(project: Path) -> Verification:
                     checked += 1
                     expected = _expected_tree(package, project, sources, inner)
                     if expected is None:
-                        notes.append(f"{path}: package not in the cache, compared by hash only")
+                        notes.append(
+                            f"{path}: no unaltered copy of {package.label} in the download "
+                            f"cache, compared by hash only (`metapkg cache clean` if the "
+                            f"cache copy was edited)"
+                        )
                     drifts.extend(_compare(project, path, package, expected, inner))
     finally:
         sources.close()

@@ -24,6 +24,7 @@ MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # compressed download
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # one file
 MAX_TOTAL_BYTES = 512 * 1024 * 1024  # all files, uncompressed
 MAX_ENTRIES = 100_000
+MAX_TRAILING_BYTES = 1024 * 1024  # after the tar's end-of-archive blocks
 
 
 class ArchiveError(FetchError):
@@ -40,6 +41,7 @@ def extract(archive: Path, destination: Path, source: str) -> None:
     """Extract the gzip tar at ``archive`` into ``destination`` (an empty folder)."""
     total = 0
     top: str | None = None
+    seen: set[str] = set()
     try:
         # gzip.open, not tarfile's own "r|gz": GzipFile checks the trailer (CRC-32 and
         # length) at the end, so a download cut short or corrupted is never accepted.
@@ -57,13 +59,30 @@ def extract(archive: Path, destination: Path, source: str) -> None:
                 elif not member.isdir():
                     raise _reject(source, member.name, _kind(member))
                 if relative:
-                    _write(tar, member, destination / relative)
-            while stream.read(1 << 16):  # to the end, so the trailer is checked
-                pass
-    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+                    if relative in seen:
+                        raise _reject(source, member.name, "the same path twice")
+                    seen.add(relative)
+                    try:
+                        _write(tar, member, destination / relative)
+                    except (FileExistsError, NotADirectoryError, IsADirectoryError):
+                        raise _reject(
+                            source, member.name, "a file and a folder at one path"
+                        ) from None
+            _finish(stream, source)
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ArchiveError(
             [error("archive", source, f"the downloaded archive is corrupt or truncated ({exc})")]
         ) from None
+
+
+def _finish(stream: gzip.GzipFile, source: str) -> None:
+    """Read to the end of the gzip stream (so its CRC and length are checked), allowing
+    only the tar format's zero padding after the archive, not gigabytes of it."""
+    trailing = 0
+    while chunk := stream.read(1 << 16):
+        trailing += len(chunk)
+        if trailing > MAX_TRAILING_BYTES:
+            raise _reject(source, "(after the end of the archive)", "too much trailing data")
 
 
 def _checked_path(member: tarfile.TarInfo, top: str | None, source: str) -> tuple[str, str]:

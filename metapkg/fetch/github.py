@@ -23,11 +23,11 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Generic, TypeVar
 from urllib.parse import quote
 
-from metapkg.diagnostics import FetchError, LockError, error
+from metapkg.diagnostics import FetchError, error
 from metapkg.fetch import archive
 from metapkg.fetch.cache import Cache
 from metapkg.fetch.router import FetchOptions
-from metapkg.fetch.source import Fetched, NotFound, RefPin
+from metapkg.fetch.source import Fetched, NotFound, RefPin, unpinned_under_frozen
 from metapkg.origins import GitHubOrigin, Origin
 
 DEFAULT_API = "https://api.github.com"
@@ -121,16 +121,7 @@ class GitHubSource:
             if (repo, ref) in self.pins:
                 return ref, path, self.pins[(repo, ref)]
         if self.options.frozen:
-            raise LockError(
-                [
-                    error(
-                        "lock",
-                        str(origin),
-                        "metapkg.lock pins no commit for this origin's ref; --frozen never "
-                        "resolves refs. Run `metapkg lock` and commit metapkg.lock",
-                    )
-                ]
-            )
+            raise unpinned_under_frozen([origin])
         if self.options.offline:
             return self._locate_offline(origin, splits)
         for ref, path in splits:
@@ -233,9 +224,13 @@ class GitHubSource:
                 raise FetchError(
                     [error("fetch", url, f"downloading the archive failed (HTTP {status})")]
                 )
-            return self.cache.store_tree(
-                repo, commit, lambda folder: archive.extract(download, folder, source)
-            )
+            try:
+                return self.cache.store_tree(
+                    repo, commit, lambda folder: archive.extract(download, folder, source)
+                )
+            except OSError as exc:  # the archive was fine; the disk was not
+                message = f"could not write the download cache ({exc.strerror}): {exc.filename}"
+                raise FetchError([error("cache", source, message)]) from None
         finally:
             download.unlink(missing_ok=True)
 

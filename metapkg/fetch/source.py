@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from metapkg.diagnostics import FetchError
+from metapkg.diagnostics import FetchError, LockError
 from metapkg.origins import Origin
 
 
@@ -48,3 +48,20 @@ class NotFound(FetchError):
 
 class Source(Protocol):
     def fetch(self, origin: Origin) -> Fetched: ...
+
+
+def unpinned_under_frozen(origins: list[Origin]) -> LockError:
+    """--frozen met an origin whose ref the lock does not pin."""
+    from metapkg.diagnostics import error
+
+    return LockError(
+        [
+            error(
+                "lock",
+                str(origin),
+                "metapkg.lock pins no commit for this origin's ref; --frozen never resolves "
+                "refs. Run `metapkg lock` and commit metapkg.lock",
+            )
+            for origin in origins
+        ]
+    )
