@@ -175,13 +175,20 @@ def _unpinned_roots(manifest: Manifest, pins: tuple[RefPin, ...]) -> list[GitHub
 
 
 def _locked_github_origins(lock: lockfmt.Lockfile | None) -> list[Origin]:
-    """What a cold cache will need, known before the crawl reaches it: fetch it at once."""
-    origins: list[Origin] = []
+    """Archives the lock pins that the cache lacks: known before the crawl reaches them,
+    so they are fetched at once (one origin per repository and commit is enough)."""
+    from metapkg.fetch.cache import Cache
+
+    cache = Cache()
+    wanted: dict[tuple[str, str], Origin] = {}
     for package in lock.packages if lock else ():
-        if package.commit is not None:
-            with contextlib.suppress(OriginSyntaxError):
-                origins.append(parse_origin(package.origin))
-    return origins
+        with contextlib.suppress(OriginSyntaxError):
+            origin = parse_origin(package.origin)
+            if isinstance(origin, GitHubOrigin) and package.commit is not None:
+                key = (origin.repo_id, package.commit)
+                if key not in wanted and not cache.has_tree(*key):
+                    wanted[key] = origin
+    return list(wanted.values())
 
 
 def _local_file_origin(node: Node, diagnostic: Diagnostic) -> bool:
