@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -53,6 +54,54 @@ def run_cli(
         timeout=timeout,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+# -- reading what the CLI said ---------------------------------------------------------------
+
+_DIAGNOSTIC = re.compile(
+    r"^(?P<path>.*?)(?::(?P<line>\d+))?: "
+    r"(?P<severity>error|warning)\[(?P<rule>[^\]]+)\]: (?P<message>.*)$"
+)
+
+
+@dataclass(frozen=True)
+class Diag:
+    path: str
+    line: int | None
+    severity: str
+    rule: str
+    message: str
+
+
+def diagnostics(text: str) -> list[Diag]:
+    """Every `path[:line]: severity[rule]: message` line of a command's output."""
+    found = []
+    for line in text.splitlines():
+        match = _DIAGNOSTIC.match(line)
+        if match:
+            number = int(match["line"]) if match["line"] else None
+            found.append(
+                Diag(match["path"], number, match["severity"], match["rule"], match["message"])
+            )
+    return found
+
+
+def show(run: Run) -> str:
+    return f"exit {run.code}\nstdout:\n{run.out}\nstderr:\n{run.err}"
+
+
+def assert_ok(run: Run) -> Run:
+    assert run.code == 0, show(run)
+    return run
+
+
+def assert_fails_with(run: Run, rule: str) -> list[Diag]:
+    """Exit 1, no traceback, and at least one `error[rule]` line on stderr."""
+    assert run.code == 1, show(run)
+    assert "Traceback" not in run.err, show(run)
+    found = [d for d in diagnostics(run.err) if d.severity == "error" and d.rule == rule]
+    assert found, f"no error[{rule}] in:\n{run.err}"
+    return found
 
 
 @pytest.fixture

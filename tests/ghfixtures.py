@@ -13,7 +13,6 @@ loopback (random ports, so tests are safe under pytest-xdist) and yields a `GH` 
 from __future__ import annotations
 
 import io
-import re
 import shutil
 import tarfile
 from collections.abc import Callable, Iterator
@@ -21,52 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conftest import Run, make_agent, make_mcp, make_skill, run_cli, write_manifest
-
-from fixture_server import FixtureGitHub
-
-# -- diagnostics --------------------------------------------------------------------------
-
-_DIAGNOSTIC = re.compile(
-    r"^(?P<path>.*?)(?::(?P<line>\d+))?: (?P<severity>error|warning)\[(?P<rule>[^\]]+)\]: "
-    r"(?P<message>.*)$"
+from conftest import (
+    Run,
+    make_agent,
+    make_mcp,
+    make_skill,
+    run_cli,
+    write_manifest,
 )
 
-
-@dataclass(frozen=True)
-class Diag:
-    path: str
-    severity: str
-    rule: str
-    message: str
-
-
-def diagnostics(text: str) -> list[Diag]:
-    found = []
-    for line in text.splitlines():
-        match = _DIAGNOSTIC.match(line)
-        if match:
-            found.append(Diag(match["path"], match["severity"], match["rule"], match["message"]))
-    return found
-
-
-def show(run: Run) -> str:
-    return f"exit {run.code}\nstdout:\n{run.out}\nstderr:\n{run.err}"
-
-
-def assert_ok(run: Run) -> Run:
-    assert run.code == 0, show(run)
-    return run
-
-
-def assert_fails_with(run: Run, rule: str) -> list[Diag]:
-    """Exit 1, no traceback, and at least one `error[rule]` line on stderr."""
-    assert run.code == 1, show(run)
-    assert "Traceback" not in run.err, show(run)
-    found = [d for d in diagnostics(run.err) if d.severity == "error" and d.rule == rule]
-    assert found, f"no error[{rule}] in:\n{run.err}"
-    return found
-
+from fixture_server import FixtureGitHub
 
 # -- origins and repositories -------------------------------------------------------------
 

@@ -19,14 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPO, make_skill
+from conftest import REPO, assert_fails_with, assert_ok, make_skill, show
 from ghfixtures import (
     GH,
-    assert_fails_with,
-    assert_ok,
     make_gh,
     origin,
-    show,
     skill_origin,
     tree_files,
 )

@@ -16,11 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import assert_fails_with, assert_ok
 from ghfixtures import (
     GH,
     Entry,
-    assert_fails_with,
-    assert_ok,
     cut_archive,
     make_gh,
     raw_reg,

@@ -16,66 +16,32 @@ import stat
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Run, file_origin, make_agent, make_mcp, make_skill, run_cli, write_manifest
+from conftest import (
+    Diag,
+    Run,
+    assert_fails_with,
+    assert_ok,
+    diagnostics,
+    file_origin,
+    make_agent,
+    make_mcp,
+    make_skill,
+    run_cli,
+    write_manifest,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 # -- shared helpers --------------------------------------------------------------------------
 
-_DIAGNOSTIC = re.compile(
-    r"^(?P<path>.*?)(?::(?P<line>\d+))?: "
-    r"(?P<severity>error|warning)\[(?P<rule>[^\]]+)\]: (?P<message>.*)$"
-)
-
-
-@dataclass(frozen=True)
-class Diag:
-    path: str
-    line: int | None
-    severity: str
-    rule: str
-    message: str
-
-
-def diagnostics(text: str) -> list[Diag]:
-    """Every `path[:line]: severity[rule]: message` line of a command's stderr."""
-    found = []
-    for line in text.splitlines():
-        match = _DIAGNOSTIC.match(line)
-        if match:
-            found.append(
-                Diag(
-                    match["path"],
-                    int(match["line"]) if match["line"] else None,
-                    match["severity"],
-                    match["rule"],
-                    match["message"],
-                )
-            )
-    return found
-
 
 def errors_of(run: Run, rule: str) -> list[Diag]:
     return [d for d in diagnostics(run.err) if d.severity == "error" and d.rule == rule]
-
-
-def assert_fails_with(run: Run, rule: str) -> list[Diag]:
-    """The command failed with exit 1 and reported at least one `error[rule]`."""
-    assert run.code == 1, f"expected exit 1, got {run.code}\nstdout:\n{run.out}\nstderr:\n{run.err}"
-    found = errors_of(run, rule)
-    assert found, f"no error[{rule}] in:\n{run.err}"
-    return found
-
-
-def assert_ok(run: Run) -> Run:
-    assert run.code == 0, f"exit {run.code}\nstdout:\n{run.out}\nstderr:\n{run.err}"
-    return run
 
 
 def snapshot(project: Path) -> dict[str, Any]:
