@@ -580,8 +580,8 @@ def test_install_after_branch_moved_keeps_the_pin(gh: GH) -> None:
 def test_update_moves_every_pin_and_prints_the_change(gh: GH) -> None:
     tools, other = _two_repos_then_move(gh)
     run = assert_ok(gh.run("update"))
-    assert " ~ skill acme/alpha 1.0.0 -> 1.1.0" in run.err
-    assert " ~ skill acme/gamma 1.0.0 -> 2.0.0" in run.err
+    assert " ~ skill acme/alpha 1.0.0 -> 1.1.0 (minor)" in run.err
+    assert " ~ skill acme/gamma 1.0.0 -> 2.0.0 (major)" in run.err
     assert gh.pins() == {("acme/tools", "main"): tools["c2"], ("acme/other", "main"): other["c2"]}
     assert gh.packages()["acme/gamma"]["commit"] == other["c2"]
     assert "version: 2.0.0" in (gh.project / ".agents/skills/gamma/SKILL.md").read_text()

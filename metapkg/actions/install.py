@@ -125,38 +125,34 @@ def check_frozen(resolution: Resolution) -> None:
 
 def stale_reasons(resolution: Resolution) -> list[Diagnostic]:
     """Why the lock on disk is not what the manifest and the packages give now."""
+    from metapkg.diff.compare import compare
     from metapkg.lock import format as lockfmt
 
     old, new = resolution.old_lock, resolution.lock
     hint = "run `metapkg lock` (or `metapkg install`) and commit metapkg.lock"
     if old is None:
         return [error("lock", lockfmt.FILENAME, f"there is no metapkg.lock yet; {hint}")]
-    reasons = []
-    old_packages = {p.key: p for p in old.packages}
-    new_packages = {p.key: p for p in new.packages}
-    for key in sorted(old_packages.keys() | new_packages.keys()):
-        before, after = old_packages.get(key), new_packages.get(key)
-        label = f"{key[0]} {key[1]}"
-        if before is None:
-            reasons.append(f"{label} is required but not locked")
-        elif after is None:
-            reasons.append(f"{label} is locked but no longer required")
-        elif before.integrity != after.integrity:
+    reasons: list[tuple[str, str]] = []  # (rule, why)
+    for change in compare(old, new, moves=True):
+        a, b = change.old, change.new
+        if a is None:
+            reasons.append(("lock", f"{change.label} is required but not locked"))
+        elif b is None:
+            reasons.append(("lock", f"{change.label} is locked but no longer required"))
+        elif a.integrity != b.integrity:
+            found = f"locked {a.integrity[:19]}..., found {b.integrity[:19]}..."
+            reasons.append(("integrity", f"the content of {change.label} differs ({found})"))
+        else:
             reasons.append(
-                f"the content of {label} does not match the lock "
-                f"(locked {before.integrity[:19]}..., found {after.integrity[:19]}...)"
+                (
+                    "lock",
+                    f"{change.label} is locked differently (origin, commit, "
+                    f"version or dependencies)",
+                )
             )
-        elif before != after:
-            reasons.append(f"{label} is locked differently (origin, version or dependencies)")
     if not reasons and lockfmt.normalized(old) == lockfmt.normalized(new):
-        reasons.append("it says the same but is not in the form metapkg writes (edited by hand?)")
+        reasons.append(("lock", "it says the same but not in the form metapkg writes (edited?)"))
     elif not reasons:
-        reasons.append("the manifest's requirements, targets or overrides changed")
-    return [
-        error(
-            "integrity" if "content of" in reason else "lock",
-            lockfmt.FILENAME,
-            f"metapkg.lock is out of date: {reason}; {hint}",
-        )
-        for reason in reasons
-    ]
+        reasons.append(("lock", "the manifest's requirements, targets or overrides changed"))
+    message = "metapkg.lock is out of date: {}; " + hint
+    return [error(rule, lockfmt.FILENAME, message.format(why)) for rule, why in reasons]

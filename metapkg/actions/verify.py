@@ -56,26 +56,27 @@ def verify(project: Path) -> Verification:
     try:
         for package in lock.packages:
             name = package.fqn.rsplit("/", 1)[-1]
-            for path, inner in placements(package.kind, name, lock.targets):
-                if path in owned:
-                    checked += 1
-                    expected = _expected_tree(package, project, sources, inner)
-                    if expected is None:
-                        notes.append(
-                            f"{path}: no unaltered copy of {package.label} in the download "
-                            f"cache, compared by hash only (`metapkg cache clean` if the "
-                            f"cache copy was edited)"
-                        )
-                    drifts.extend(_compare(project, path, package, expected, inner))
+            mine = [(p, i) for p, i in placements(package.kind, name, lock.targets) if p in owned]
+            if not mine:
+                continue
+            tree = _expected_tree(package, project, sources)  # once per package, not per path
+            for path, inner in mine:
+                checked += 1
+                expected = (tree / inner if inner else tree) if tree else None
+                if expected is None:
+                    notes.append(
+                        f"{path}: no unaltered copy of {package.label} in the download "
+                        f"cache, compared by hash only (`metapkg cache clean` if the "
+                        f"cache copy was edited)"
+                    )
+                drifts.extend(_compare(project, path, package, expected, inner))
     finally:
         sources.close()
     servers = _compare_servers(project, lock)
     return Verification(tuple(drifts + servers), checked + len(lock.mcp_servers), tuple(notes))
 
 
-def _expected_tree(
-    package: lockfmt.LockedPackage, project: Path, sources: Sources, inner: str
-) -> Path | None:
+def _expected_tree(package: lockfmt.LockedPackage, project: Path, sources: Sources) -> Path | None:
     """The locked package's files on local disk, if they are there and match the lock."""
     try:
         fetched = sources.fetch(parse_origin(package.origin, project))
@@ -83,7 +84,7 @@ def _expected_tree(
             return None
     except (MetapkgError, OriginSyntaxError, TreeError, OSError):
         return None
-    return fetched.path / inner if inner else fetched.path
+    return fetched.path
 
 
 def _digest_files(root: Path) -> dict[str, tuple[bool, str]]:

@@ -147,23 +147,22 @@ def report_install(
 
 def changes(old: Lockfile | None, new: Lockfile) -> list[str]:
     """` + skill acme/x 1.0.0` lines for what a new lock adds, changes or drops."""
-    before = {p.key: p for p in old.packages} if old is not None else {}
-    after = {p.key: p for p in new.packages}
-    order = {"agent": 0, "skill": 1, "mcp": 2}
+    from metapkg.diff.compare import compare
+
     lines = []
-    for key in sorted(before.keys() | after.keys(), key=lambda k: (order[k[0]], k[1])):
-        a, b = before.get(key), after.get(key)
-        label = f"{key[0]} {key[1]}"
-        if a is None and b is not None:
-            lines.append(f" + {label} {b.version or ''}".rstrip())
-        elif b is None and a is not None:
-            lines.append(f" - {label} {a.version or ''}".rstrip())
-        elif a is None or b is None:
-            continue
-        elif a.version != b.version:
-            lines.append(f" ~ {label} {a.version} -> {b.version}")
-        elif a.integrity != b.integrity:
-            lines.append(f" ~ {label} {b.version or ''} (content changed)".replace("  ", " "))
-        elif a.commit != b.commit:
-            lines.append(f" ~ {label} (same content, now at {(b.commit or '')[:12]})")
+    for change in compare(old, new, moves=True):
+        if change.change == "added":
+            lines.append(f" + {change.label} {change.to_version or ''}".rstrip())
+        elif change.change == "removed":
+            lines.append(f" - {change.label} {change.from_version or ''}".rstrip())
+        elif change.change in ("upgraded", "downgraded"):
+            versions = f"{change.from_version} -> {change.to_version}"
+            lines.append(f" ~ {change.label} {versions} ({change.bump})")
+        elif change.change == "moved":
+            commit = (change.new.commit or "")[:12] if change.new else ""
+            lines.append(f" ~ {change.label} (same content, now at {commit})")
+        else:
+            same = change.old and change.new and change.old.integrity == change.new.integrity
+            what = "origin or dependencies changed" if same else "content changed"
+            lines.append(f" ~ {change.label} {change.to_version or ''} ({what})".replace("  ", " "))
     return lines

@@ -58,7 +58,7 @@ class Changelog:
 class Change:
     kind: Kind
     fqn: str
-    change: str  # added, removed, upgraded, downgraded, changed
+    change: str  # added, removed, upgraded, downgraded, changed (and moved, on request)
     old: lockfmt.LockedPackage | None
     new: lockfmt.LockedPackage | None
     bump: str | None = None
@@ -80,19 +80,26 @@ class Change:
         return self.new.version if self.new else None
 
 
-def compare(old: lockfmt.Lockfile, new: lockfmt.Lockfile) -> list[Change]:
+def compare(
+    old: lockfmt.Lockfile | None, new: lockfmt.Lockfile, moves: bool = False
+) -> list[Change]:
     """Every package whose content, version, origin or dependencies differ.
 
-    A package that only moved to another commit with identical content is left out: there
-    is nothing in it to review. Changelog entries are attached later.
+    A package that only moved to another commit with identical content has nothing in it
+    to review and is left out, unless ``moves`` asks for it (change "moved": what `install`
+    and `update` report). Changelog entries are attached later.
     """
-    before = {p.key: p for p in old.packages}
+    before = {p.key: p for p in old.packages} if old is not None else {}
     after = {p.key: p for p in new.packages}
     changes = []
     for key in sorted(before.keys() | after.keys(), key=lambda k: (_KIND_ORDER[k[0]], k[1])):
         a, b = before.get(key), after.get(key)
-        if a == b or (a and b and dataclasses.replace(a, commit=b.commit) == b):
-            continue  # identical, or the same content at a new commit: nothing to review
+        if a == b:
+            continue
+        if a and b and dataclasses.replace(a, commit=b.commit) == b:
+            if moves:
+                changes.append(Change(key[0], key[1], "moved", a, b))
+            continue
         changes.append(_change(key, a, b))
     return changes
 

@@ -93,24 +93,27 @@ def _load_markdown(folder: Path, display: str, kind: Kind, folder_name: str) -> 
     version, description = fm.fields.get("version"), fm.fields.get("description")
     if not isinstance(name, str):
         return Loaded(None, tuple(diags))
-    common = {
-        "name": name,
-        "scope": scope if isinstance(scope, str) else None,
-        "version": version if isinstance(version, str) else None,
-        "description": description if isinstance(description, str) else "",
-        "dependencies": deps,
-        "source": folder,
-        "changelog": entries,
-    }
+    # What could be read is kept even when a rule failed: check reports every finding,
+    # and install stops on the errors anyway.
+    scope = scope if isinstance(scope, str) else None
+    version = version if isinstance(version, str) else None
+    description = description if isinstance(description, str) else ""
     if kind == "agent":
-        return Loaded(Agent(kind="agent", **common), tuple(diags))  # type: ignore[arg-type]
+        agent = Agent("agent", name, scope, version, description, deps, folder, entries)
+        return Loaded(agent, tuple(diags))
     program, program_diags = metaskill.check(fm, folder, shown)
     diags.extend(program_diags)
     prereqs = fm.fields.get("prereqs")
     skill = Skill(
-        kind="skill",
+        "skill",
+        name,
+        scope,
+        version,
+        description,
+        deps,
+        folder,
         prereqs=prereqs if isinstance(prereqs, str) else None,
         metaskill=program,
-        **common,  # type: ignore[arg-type]
+        changelog=entries,
     )
     return Loaded(skill, tuple(diags))

@@ -19,7 +19,7 @@ from metapkg.diagnostics import ProvisionError, error
 from metapkg.lock import format as lockfmt
 from metapkg.lock.integrity import TreeError, tree_hash
 from metapkg.provision import mcpjson
-from metapkg.provision.plan import Plan
+from metapkg.provision.plan import Placement, Plan
 from metapkg.provision.stage import Transaction
 from metapkg.provision.state import Owned
 from metapkg.textio import read_utf8
@@ -119,18 +119,23 @@ def _refuse_collisions(project: Path, plan: Plan, owned: Collection[str]) -> Non
         for placement in plan.placements
         if placement.path not in owned
         and os.path.lexists(project / placement.path)
-        and not _identical(project / placement.path, placement.source)
+        and not _identical(project / placement.path, placement)
     ]
     if problems:
         raise ProvisionError(problems)
 
 
-def _identical(existing: Path, source: Path) -> bool:
-    """Already exactly what metapkg would write (e.g. after the lock was deleted): adopt it."""
+def _identical(existing: Path, placement: Placement) -> bool:
+    """Already exactly what metapkg would write (e.g. after .metapkg/ was lost): adopt it.
+
+    A folder is the package's whole tree, so its hash is the integrity already computed;
+    a single file (.claude/agents/<name>.md) is compared byte for byte.
+    """
+    source = placement.source
     try:
         if source.is_file():
             return existing.is_file() and existing.read_bytes() == source.read_bytes()
-        return existing.is_dir() and tree_hash(existing) == tree_hash(source)
+        return existing.is_dir() and tree_hash(existing) == placement.integrity
     except (OSError, TreeError):
         return False
 
