@@ -146,6 +146,18 @@ def write_changelog(folder: Path, version: str) -> None:
     )
 
 
+def _package(
+    root: Path, bucket: str, filename: str, name: str, version: str, scope: str | None,
+    skills: list[str] | None, mcps: list[str] | None, extra: str,
+) -> Path:  # fmt: skip
+    folder = root / bucket / name
+    folder.mkdir(parents=True, exist_ok=True)
+    deps = {"skills": skills or [], "mcps": mcps or []}
+    (folder / filename).write_text(_frontmatter(name, version, scope, deps, extra))
+    write_changelog(folder, version)
+    return folder
+
+
 def make_skill(
     root: Path,
     name: str,
@@ -156,11 +168,7 @@ def make_skill(
     extra: str = "",
     files: dict[str, str] | None = None,
 ) -> Path:
-    folder = root / "skills" / name
-    folder.mkdir(parents=True, exist_ok=True)
-    text = _frontmatter(name, version, scope, {"skills": skills or [], "mcps": mcps or []}, extra)
-    (folder / "SKILL.md").write_text(text)
-    write_changelog(folder, version)
+    folder = _package(root, "skills", "SKILL.md", name, version, scope, skills, mcps, extra)
     for relative, content in (files or {}).items():
         (folder / relative).parent.mkdir(parents=True, exist_ok=True)
         (folder / relative).write_text(content)
@@ -175,12 +183,7 @@ def make_agent(
     skills: list[str] | None = None,
     mcps: list[str] | None = None,
 ) -> Path:
-    folder = root / "agents" / name
-    folder.mkdir(parents=True, exist_ok=True)
-    text = _frontmatter(name, version, scope, {"skills": skills or [], "mcps": mcps or []}, "")
-    (folder / "AGENTS.md").write_text(text)
-    write_changelog(folder, version)
-    return folder
+    return _package(root, "agents", "AGENTS.md", name, version, scope, skills, mcps, "")
 
 
 def make_mcp(root: Path, fqn: str, args: list[str] | None = None, **fields: Any) -> Path:
