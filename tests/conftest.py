@@ -1,13 +1,18 @@
-"""Shared test helpers: run the real CLI in a subprocess, build packages in temp dirs."""
+"""Shared test helpers: run the CLI (in process, or in a subprocess), build packages in temp dirs."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import threading
+import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,9 +38,19 @@ class Run:
         return json.loads(self.out)
 
 
-def run_cli(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
-) -> Run:
+# Set METAPKG_TEST_CLI=subprocess to run every CLI call in a subprocess (the long mode);
+# by default only tests marked `real_cli` (the end-to-end modules) do, and the rest call
+# `metapkg.cli.main.main` in this process, which skips ~0.2 s of interpreter start and
+# imports per call and keeps the suite inside CI's time budget.
+_FORCE_SUBPROCESS = os.environ.get("METAPKG_TEST_CLI") == "subprocess"
+_in_process = threading.Lock()  # one in-process call at a time (cwd, env and stdio are global)
+_real_cli_test = False  # set by the autouse fixture below for tests marked `real_cli`
+# Environments that only a fresh process honours: a keyring backend chosen by a variable
+# (keyring caches its backend), and failpoints that kill the process.
+_SUBPROCESS_ONLY = ("METAPKG_FAILPOINT", "METAPKG_TEST_KEYRING")
+
+
+def _cli_environment(env: dict[str, str] | None) -> dict[str, str]:
     full_env = {
         k: v
         for k, v in os.environ.items()
@@ -45,6 +60,21 @@ def run_cli(
     # Never read or write the real user's metapkg config (the keyring token marker).
     full_env["METAPKG_CONFIG_DIR"] = str(_CONFIG_DIR)
     full_env.update(env or {})
+    return full_env
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
+) -> Run:
+    full_env = _cli_environment(env)
+    in_process = not (
+        _FORCE_SUBPROCESS or _real_cli_test or any(name in full_env for name in _SUBPROCESS_ONLY)
+    )
+    if in_process and _in_process.acquire(blocking=False):
+        try:
+            return _run_in_process(args, cwd or REPO, full_env)
+        finally:
+            _in_process.release()
     proc = subprocess.run(
         [sys.executable, "-m", "metapkg", *args],
         cwd=cwd or REPO,
@@ -54,6 +84,39 @@ def run_cli(
         timeout=timeout,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _run_in_process(args: tuple[str, ...], cwd: Path, env: dict[str, str]) -> Run:
+    """`python -m metapkg ARGS` without a new interpreter: same argv, cwd, env and exit code."""
+    from metapkg.cli.main import main
+
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse: --help, --version, usage errors
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except Exception:  # what the interpreter would print before exiting 1
+                traceback.print_exc()
+                code = 1
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture(autouse=True)
+def _real_cli_marker(request: pytest.FixtureRequest) -> Iterator[None]:
+    global _real_cli_test
+    _real_cli_test = request.node.get_closest_marker("real_cli") is not None
+    yield
+    _real_cli_test = False
 
 
 # -- reading what the CLI said ---------------------------------------------------------------

@@ -37,6 +37,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
+# The end-to-end module: every CLI call here is a real `python -m metapkg` process.
+pytestmark = pytest.mark.real_cli
+
 # -- shared helpers --------------------------------------------------------------------------
 
 
