@@ -1,4 +1,4 @@
-"""Shared test helpers: run the CLI (in process, or in a subprocess), build packages in temp dirs."""
+"""Shared test helpers: run the CLI (in process or in a subprocess), build packages in tmp dirs."""
 
 from __future__ import annotations
 
