@@ -24,8 +24,11 @@ class Diagnostic:
     message: str
 
     def render(self) -> str:
+        """One line for a terminal; control characters from packages are shown, not obeyed."""
+        from metapkg.untrusted import printable
+
         where = self.path if self.line is None else f"{self.path}:{self.line}"
-        return f"{where}: {self.severity}[{self.rule}]: {self.message}"
+        return printable(f"{where}: {self.severity}[{self.rule}]: {self.message}")
 
     def as_json(self) -> dict[str, object]:
         return {

@@ -1,9 +1,12 @@
 """Reading and writing the small text files metapkg owns or is handed.
 
-Every file a user can edit or a pull request can carry is read with ``read_utf8``, so
-bytes that are not UTF-8 become a diagnostic naming the file, never a traceback. Every
-file metapkg rewrites goes through ``write_atomic``: readers see the old or the new
-content, never half of it.
+Every file a user can edit, a pull request can carry or a package can ship is read with
+``read_regular`` (or ``read_utf8``, which builds on it): the file is opened without
+blocking and must be a regular file of bounded size, so a FIFO named ``CHANGELOG.md`` or
+a link to ``/dev/zero`` is an error instead of a hang or an endless read, and bytes that
+are not UTF-8 become a diagnostic naming the file, never a traceback. Every file metapkg
+rewrites goes through ``write_atomic``: readers see the old or the new content, never
+half of it, and the rename is made durable with ``fsync``.
 """
 
 from __future__ import annotations
@@ -13,28 +16,57 @@ import threading
 from pathlib import Path
 
 from metapkg.diagnostics import MetapkgError
+from metapkg.safefile import MAX_TEXT_BYTES, NotRegularFile, read_regular
 
+__all__ = ["MAX_TEXT_BYTES", "NotRegularFile", "read_regular", "read_utf8", "write_atomic"]
 
 def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
-    """The file's text; FileNotFoundError as usual; anything undecodable is an error."""
-    data = path.read_bytes()
+    """The file's text; FileNotFoundError as usual; anything else unreadable is an error."""
+    shown = display or path.name
+    try:
+        data = read_regular(path)
+    except NotRegularFile as exc:
+        raise MetapkgError.single(rule, shown, f"cannot read it: {exc.strerror}") from None
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise MetapkgError.single(
+            rule, shown, f"cannot read it ({exc.strerror}); check its permissions"
+        ) from None
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise MetapkgError.single(
             rule,
-            display or path.name,
+            shown,
             f"the file is not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x}); "
             f"save it as UTF-8",
         ) from None
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and an atomic rename."""
+    """Write via a temporary file in the same folder, fsync, rename, fsync the folder."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+    sync_folder(path.parent)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (a no-op where folders cannot be opened)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)

@@ -7,7 +7,10 @@ turned into plain Python values here, so that:
 * nothing is ever constructed from a tag: only the core schema (str, int, float, bool,
   null, sequences, mappings) is accepted and any other tag is an error;
 * duplicate keys and aliases are errors instead of silent last-one-wins surprises;
-* every value keeps the line it came from, for diagnostics.
+* every value keeps the line it came from, for diagnostics;
+* hostile shapes fail as diagnostics, not crashes: nesting deeper than ``MAX_DEPTH``
+  (libyaml's composer recurses in C and overflows the stack near 30,000 levels) and
+  numbers Python refuses to convert (over 4,300 digits).
 
 Round-trip loading (comments kept) is only used to edit the manifest; see manifest.py.
 """
@@ -18,6 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+MAX_DEPTH = 64  # collections inside collections; real files stay under 10
+# Below this many nesting indicators a document cannot nest deep enough to hurt the
+# composer, so the separate depth pass (about 60% of a parse) is skipped.
+_CHEAP = 10_000
 _CORE = "tag:yaml.org,2002:"
 _STR = _CORE + "str"
 _SCALAR_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp")}
@@ -92,6 +99,8 @@ def load(text: str, line_offset: int = 0) -> Located:
 
     compose = _composer()
     try:
+        if sum(text.count(c) for c in "[{-:?") >= _CHEAP:
+            _check_depth(text, line_offset)
         node = compose(text)
     except MarkedYAMLError as exc:
         raise _problem(exc, line_offset) from None
@@ -102,6 +111,31 @@ def load(text: str, line_offset: int = 0) -> Located:
     builder = _Builder(line_offset)
     value = builder.build(node, ())
     return Located(value, builder.lines, frozenset(builder.quoted))
+
+
+def _check_depth(text: str, line_offset: int) -> None:
+    """Walk the parser's events (libyaml keeps its own stack: no recursion) and stop at
+    the first collection nested deeper than MAX_DEPTH."""
+    from ruamel.yaml.cyaml import CSafeLoader
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    loader = CSafeLoader(text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise YamlProblem(_too_deep(), event.start_mark.line + 1 + line_offset)
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    finally:
+        loader.dispose()
+
+
+def _too_deep() -> str:
+    return f"the YAML is nested more than {MAX_DEPTH} levels deep; flatten it"
 
 
 class _Builder:
@@ -115,6 +149,8 @@ class _Builder:
     def build(self, node: Any, key: Key) -> Any:
         line = node.start_mark.line + 1 + self.offset
         self.lines[key] = line
+        if len(key) > MAX_DEPTH:
+            raise YamlProblem(_too_deep(), line)
         if id(node) in self.seen:
             raise YamlProblem(
                 "YAML anchors (&name) and aliases (*name) are not supported here; write the "
@@ -130,7 +166,11 @@ class _Builder:
                 self.quoted.add(key)
             if node.tag == _STR:
                 return node.value  # most scalars: no need for the constructor's machinery
-            return self.constructor.construct_object(node, deep=True)
+            try:
+                return self.constructor.construct_object(node, deep=True)
+            except (ValueError, OverflowError) as exc:  # e.g. an integer of 5,000 digits
+                shown = node.value[:40]
+                raise YamlProblem(f"cannot read the value {shown!r}: {exc}", line) from None
         if kind == "sequence":
             if node.tag != _CORE + "seq":
                 raise YamlProblem(_tag_message(node.tag), line)

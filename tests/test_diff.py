@@ -8,6 +8,7 @@ every change kind and every alert.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -177,7 +178,8 @@ def _markdown_table(markdown: str) -> dict[str, tuple[str, ...]]:
     parsed = {}
     for row in body:
         cells = [c.strip() for c in row.strip("|").split("|")]
-        parsed[cells[1].strip("`")] = (cells[0], cells[2], cells[3], cells[4], cells[5])
+        shown = [html.unescape(re.sub(r"</?code>", "", cell)) for cell in cells]
+        parsed[shown[1]] = (shown[0], shown[2], shown[3], shown[4], shown[5])
     return parsed
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metapkg import __version__
-from metapkg.diagnostics import Diagnostic, LockError, error
+from metapkg.diagnostics import Diagnostic, LockError, ProvisionError, error
 from metapkg.provision import state
 from metapkg.provision.stage import STATE_DIR, recover
 from metapkg.provision.uptodate import up_to_date
@@ -37,8 +38,16 @@ def project_lock(project: Path) -> Iterator[None]:
     """Serialize metapkg runs that write one project (a second one waits here)."""
     from filelock import FileLock
 
-    (project / STATE_DIR).mkdir(exist_ok=True)
-    with FileLock(str(project / STATE_DIR / "lock")):
+    folder = project / STATE_DIR
+    if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
+        raise ProvisionError.single(
+            "state",
+            STATE_DIR,
+            f"{STATE_DIR} must be a folder of metapkg's local state, and here it is a link or "
+            f"a file; remove it (it holds nothing else) and run metapkg again",
+        )
+    folder.mkdir(exist_ok=True)
+    with FileLock(str(folder / "lock")):
         yield
 
 

@@ -141,6 +141,8 @@ def report_install(
             + (", updated .mcp.json" if applied.mcp_changed else ""),
             quiet,
         )
+    for path in applied.kept:
+        status(f"Kept {path}: no longer needed, but changed since metapkg wrote it", quiet)
     if applied.lock_written:
         status("Wrote metapkg.lock", quiet)
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from metapkg.cli.install import add_fetch_options
-from metapkg.cli.output import status
+from metapkg.cli.output import say, status
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,5 +27,5 @@ def run(args: argparse.Namespace) -> int:
         return 0
     width = max(len(o.label) for o in found)
     for item in found:
-        print(f"{item.label:<{width}}  {item.ref}  {item.current} -> {item.latest}  ({item.why})")
+        say(f"{item.label:<{width}}  {item.ref}  {item.current} -> {item.latest}  ({item.why})")
     return 0

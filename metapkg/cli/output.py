@@ -7,6 +7,8 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TextIO
 
+from metapkg.untrusted import printable
+
 if TYPE_CHECKING:  # this module is on the no-op install path: keep its imports light
     from metapkg.diagnostics import Diagnostic
 
@@ -38,7 +40,12 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], stream: TextIO | None =
 def status(message: str, quiet: bool = False) -> None:
     """Progress and summaries go to stderr, so stdout stays data."""
     if not quiet:
-        print(message, file=sys.stderr)
+        print(printable(message), file=sys.stderr)
+
+
+def say(text: str) -> None:
+    """A line of data on stdout; control characters from packages are shown, not obeyed."""
+    print(printable(text))
 
 
 class Progress:

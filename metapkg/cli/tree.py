@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from metapkg.cli.output import say
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the graph as JSON")
@@ -18,5 +20,5 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(tree_data(Path.cwd()), indent=2))
         return 0
     for line in tree(Path.cwd()):
-        print(line)
+        say(line)
     return 0

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from metapkg.cli.output import status
+from metapkg.cli.output import say, status
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
             status(f"note: {note}", args.quiet)
     for drift in result.drifts:
         detail = f"  ({drift.detail})" if drift.detail else ""
-        print(f"{drift.kind:<9}{drift.path}{detail}")
+        say(f"{drift.kind:<9}{drift.path}{detail}")
     if result.drifts:
         status(
             f"{len(result.drifts)} drift(s) from metapkg.lock; "

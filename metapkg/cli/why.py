@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from metapkg.cli.output import say
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("fqn", metavar="FQN", help="a package's fully-qualified name")
@@ -22,5 +24,5 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"fqn": args.fqn, "chains": data}, indent=2))
         return 0
     for chain in chains:
-        print(" -> ".join(label(key) for key in chain))
+        say(" -> ".join(label(key) for key in chain))
     return 0

@@ -17,6 +17,7 @@ Alert ids are stable (CI policies name them in ``--fail-on``):
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -212,7 +213,8 @@ def _command(server: Any) -> str:
     if not isinstance(server, dict):
         return "(unknown)"
     if "command" in server:
-        return " ".join([str(server["command"]), *map(str, server.get("args") or [])])
+        # Quoted as a shell would need it, so every argument's bounds are unambiguous.
+        return shlex.join([str(server["command"]), *map(str, server.get("args") or [])])
     return str(server.get("url", "(no command)"))
 
 

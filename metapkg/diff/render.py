@@ -1,12 +1,23 @@
-"""The three faces of a diff: text for terminals, markdown for PR comments, JSON for bots."""
+"""The three faces of a diff: text for terminals, markdown for PR comments, JSON for bots.
+
+Nearly everything shown comes from packages or from a lock in a pull request: names,
+versions, origins, MCP commands, CHANGELOG text. A reviewer must see it as written, not
+as it would like to be shown: the text format shows control characters visibly (an ESC
+in an MCP arg cannot erase the alert above it), and the markdown format writes every
+such string as inert text (HTML entities for anything markdown or HTML would read, fenced
+blocks longer than any backtick run inside), so it cannot open a comment, close a
+``<details>`` or fake an alert.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from metapkg.diff.compare import Change
+from metapkg.untrusted import printable
 
 _SYMBOL = {"added": "+", "removed": "-", "upgraded": "↑", "downgraded": "↓", "changed": "~"}
 
@@ -34,32 +45,28 @@ def _server_json(server: Any) -> str:
 
 def text(changes: Sequence[Change], title: str, paint: Callable[[str, str], str]) -> str:
     if not changes:
-        return f"{title}: no package changes\n"
-    lines = [f"{title}: {len(changes)} package change(s)"]
+        return printable(f"{title}: no package changes") + "\n"
+    lines: list[tuple[str, str | None]] = [(f"{title}: {len(changes)} package change(s)", None)]
     alerts = [a for c in changes for a in c.alerts]
     if alerts:
-        lines.append("")
-        lines.append(paint(f"{len(alerts)} alert(s):", "warning"))
-        lines.extend(paint(f"  ! [{a.id}] {a.message}", "warning") for a in alerts)
+        lines.append(("", None))
+        lines.append((f"{len(alerts)} alert(s):", "warning"))
+        lines.extend((f"  ! [{a.id}] {a.message}", "warning") for a in alerts)
     for change in changes:
-        lines.append("")
+        lines.append(("", None))
         bump = f" ({change.bump})" if change.bump else ""
-        lines.append(
-            paint(
-                f"{_SYMBOL[change.change]} {change.label} {_versions(change)}{bump}", "bold"
-            ).rstrip()
-        )
-        lines.extend(f"    + depends on {_dep(d)}" for d in change.dependencies_added if change.old)
-        lines.extend(
-            f"    - no longer depends on {_dep(d)}"
-            for d in change.dependencies_removed
-            if change.new
-        )
+        head = f"{_SYMBOL[change.change]} {change.label} {_versions(change)}{bump}".rstrip()
+        lines.append((head, "bold"))
+        details = [f"+ depends on {_dep(d)}" for d in change.dependencies_added if change.old]
+        details += [
+            f"- no longer depends on {_dep(d)}" for d in change.dependencies_removed if change.new
+        ]
         if change.old and change.new and change.old.origin != change.new.origin:
-            lines.append(f"    origin {change.old.origin} -> {change.new.origin}")
-        lines.extend("    " + line for line in _server_text(change))
-        lines.extend("    " + line for line in _changelog_text(change))
-    return "\n".join(lines) + "\n"
+            details.append(f"origin {change.old.origin} -> {change.new.origin}")
+        details += _server_text(change) + _changelog_text(change)
+        lines.extend(("    " + line, None) for line in details)
+    # Escape first, paint last: the only escape sequences that reach the terminal are ours.
+    return "\n".join(paint(printable(t), s) if s else printable(t) for t, s in lines) + "\n"
 
 
 def _server_text(change: Change) -> list[str]:
@@ -92,8 +99,27 @@ def _changelog_text(change: Change) -> list[str]:
 # -- markdown ----------------------------------------------------------------------------
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+# Characters markdown or HTML could read as syntax; written as numeric entities, which
+# GitHub shows as the characters themselves and never interprets.
+_MARKUP = re.compile(r"[&<>\"'`|*_\[\]\\~()!]")
+
+
+def _md(text: str) -> str:
+    """Untrusted text as inert markdown: visible controls, every markup character escaped."""
+    return _MARKUP.sub(lambda m: f"&#{ord(m.group(0))};", printable(text))
+
+
+def _code(text: str) -> str:
+    """Untrusted text shown as code in a table or a list item."""
+    return f"<code>{_md(text)}</code>"
+
+
+def _fenced(lines: list[str], language: str = "") -> list[str]:
+    """A fenced block that the content cannot close: the fence is longer than any
+    backtick run inside it."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + language, *(printable(line) for line in lines), fence]
 
 
 def markdown(changes: Sequence[Change], title: str) -> str:
@@ -104,16 +130,16 @@ def markdown(changes: Sequence[Change], title: str) -> str:
     if alerts:
         out.append(f"**{len(alerts)} alert(s)**")
         out.append("")
-        out.extend(f"- :warning: `{a.id}`: {_cell(a.message)}" for a in alerts)
+        out.extend(f"- :warning: `{a.id}`: {_md(a.message)}" for a in alerts)
         out.append("")
     out += ["| | package | from | to | bump | alerts |", "|---|---|---|---|---|---|"]
     for change in changes:
         out.append(
-            "| {} | `{}` | {} | {} | {} | {} |".format(
+            "| {} | {} | {} | {} | {} | {} |".format(
                 change.change,
-                _cell(change.label),
-                _cell(change.from_version or ""),
-                _cell(change.to_version or ""),
+                _code(change.label),
+                _md(change.from_version or ""),
+                _md(change.to_version or ""),
                 change.bump or "",
                 ", ".join(f"`{a.id}`" for a in change.alerts),
             )
@@ -123,7 +149,7 @@ def markdown(changes: Sequence[Change], title: str) -> str:
         details = _markdown_details(change)
         if details:
             out += [
-                f"<details><summary>{_cell(change.label)}</summary>",
+                f"<details><summary>{_md(change.label)}</summary>",
                 "",
                 *details,
                 "",
@@ -136,12 +162,16 @@ def markdown(changes: Sequence[Change], title: str) -> str:
 def _markdown_details(change: Change) -> list[str]:
     """Sections separated by blank lines: dependencies, origin, server, changelog."""
     sections: list[list[str]] = []
-    facts = [f"- depends on `{_dep(d)}` (new)" for d in change.dependencies_added if change.old]
+    facts = [
+        f"- depends on {_code(_dep(d))} (new)" for d in change.dependencies_added if change.old
+    ]
     facts += [
-        f"- no longer depends on `{_dep(d)}`" for d in change.dependencies_removed if change.new
+        f"- no longer depends on {_code(_dep(d))}"
+        for d in change.dependencies_removed
+        if change.new
     ]
     if change.old and change.new and change.old.origin != change.new.origin:
-        facts.append(f"- origin `{change.old.origin}` → `{change.new.origin}`")
+        facts.append(f"- origin {_code(change.old.origin)} → {_code(change.new.origin)}")
     if facts:
         sections.append(facts)
     if change.kind == "mcp":
@@ -151,15 +181,14 @@ def _markdown_details(change: Change) -> list[str]:
             for name, server in (("before", before), ("after", after)):
                 if server is not None:
                     heading = f"Server {name}:" if before is not None else "Server:"
-                    sections.append([heading, "", "```json", _server_json(server), "```"])
+                    lines = _server_json(server).splitlines()
+                    sections.append([heading, "", *_fenced(lines, "json")])
     if change.changelog.unavailable:
-        sections.append([f"_CHANGELOG not available: {change.changelog.unavailable}_"])
+        sections.append([f"_CHANGELOG not available: {_md(change.changelog.unavailable)}_"])
     for entry in change.changelog.entries:
-        body = [
-            ("##" + line) if line.startswith("#") else line
-            for line in entry.body.strip("\n").splitlines()
-        ]
-        sections.append([f"#### {entry.version} ({entry.date})", "", *body])
+        body = entry.body.strip("\n").splitlines()
+        heading = f"#### {_md(entry.version)} ({_md(entry.date)})"
+        sections.append([heading, "", *(_fenced(body, "markdown") if body else [])])
     return [line for i, section in enumerate(sections) for line in ([""] if i else []) + section]
 
 

@@ -318,7 +318,7 @@ class _Reader:
     def _paths(self, items: list[Any]) -> list[str]:
         # The lock is a trust boundary (it arrives in pull requests): only the path shapes
         # metapkg writes are accepted, never "../x" or "src".
-        from metapkg.provision.hosts import HOST_PATH
+        from metapkg.provision.paths import HOST_PATH
 
         for index, item in enumerate(self._strings(items, "provisioned", "paths")):
             if not HOST_PATH.match(item):

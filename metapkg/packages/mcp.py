@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from metapkg import jsonsafe
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages import placeholders
 from metapkg.packages.models import Mcp
 from metapkg.packages.semver import is_semver
+from metapkg.safefile import read_regular
 
 # The official MCP registry's server name rule: one "/", namespace and name parts.
 REGISTRY_NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")
@@ -34,18 +36,15 @@ def filename_for(name: str) -> str:
 
 def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path, follow=False).decode("utf-8")
     except UnicodeDecodeError:
         return None, [error("mcp-json", display, "the file is not UTF-8 text")]
     except OSError as exc:
         return None, [error("mcp-json", display, f"cannot read the file: {exc.strerror}")]
     try:
-        config = json.loads(text.removeprefix("\ufeff"), object_pairs_hook=_no_duplicates)
-    except (json.JSONDecodeError, _DuplicateKey) as exc:
-        line = getattr(exc, "lineno", None)
-        if isinstance(exc, _DuplicateKey):
-            line = _line_of(text, f'"{exc.key}"', occurrence=2)
-        return None, [error("mcp-json", display, f"invalid JSON: {_reason(exc)}", line)]
+        config = jsonsafe.loads(text.removeprefix("\ufeff"))
+    except jsonsafe.JsonProblem as exc:
+        return None, [error("mcp-json", display, exc.message, exc.line)]
     if not isinstance(config, dict):
         return None, [error("mcp-json", display, "the file must hold one JSON object {...}")]
     diags = list(judge(config, text, path.name, display))
@@ -67,25 +66,6 @@ def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
         config=config,
     )
     return mcp, diags
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(f"duplicate key {key!r}; keep one")
-        self.key = key
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-def _reason(exc: Exception) -> str:
-    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
 
 
 def judge(config: dict[str, Any], text: str, filename: str, display: str) -> Iterator[Diagnostic]:

@@ -1,9 +1,14 @@
 """Make the project match a plan: copy what changed, remove what is no longer wanted.
 
 Ownership comes from the local install state (state.py): metapkg replaces or removes only
-paths and .mcp.json keys it wrote itself. Anything else in the way is a
-``name-collision`` and nothing is changed, unless it is byte-for-byte what metapkg would
-write (say, after .metapkg/ was deleted), which is simply adopted.
+paths and MCP server entries it wrote itself, and only while they still hold what it
+wrote. Anything else in the way is a ``name-collision`` and nothing is changed, unless it
+is byte-for-byte what metapkg would write (say, after .metapkg/ was deleted), which is
+simply adopted. An owned path that was changed since (by the user, or a state file that
+was never metapkg's) is left in place when no longer wanted, and reported.
+
+Nothing is ever written through a symbolic link: a link on the way to a provisioned path
+(``.claude`` pointing elsewhere) or at an MCP config file stops the install.
 """
 
 from __future__ import annotations
@@ -11,21 +16,19 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Collection, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from metapkg.diagnostics import ProvisionError, error
+from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.lock import format as lockfmt
-from metapkg.lock.integrity import TreeError, tree_hash
+from metapkg.lock.integrity import TreeError
 from metapkg.provision import mcpjson
-from metapkg.provision.plan import Placement, Plan
-from metapkg.provision.stage import Transaction
-from metapkg.provision.state import Owned
+from metapkg.provision.paths import HOST_FOLDERS, linked_folder
+from metapkg.provision.plan import Placement, Plan, written_hash
+from metapkg.provision.stage import STATE_DIR, Transaction
+from metapkg.provision.state import Owned, OwnedPath
 from metapkg.textio import read_utf8
-
-# Host folders metapkg may remove once they are empty (never .claude/ itself).
-_HOST_FOLDERS = (".agents/skills", ".agents/agents", ".claude/skills", ".claude/agents", ".agents")
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class Applied:
     mcp_changed: bool
     lock_written: bool
     owned: Owned  # what metapkg owns now
+    kept: tuple[str, ...] = ()  # owned paths no longer wanted but changed since: left alone
 
 
 def apply(
@@ -45,21 +49,25 @@ def apply(
     values: Mapping[str, str],
     reinstall: bool = False,
 ) -> Applied:
-    _refuse_collisions(project, plan, owned.paths.keys())
+    _refuse_links(project, plan, owned)
+    _refuse_collisions(project, plan, owned, reinstall)
     tx = Transaction(project)
     try:
         copied = []
         for placement in plan.placements:
-            unchanged = owned.paths.get(placement.path) == placement.integrity
+            before = owned.paths.get(placement.path)
+            unchanged = before is not None and before.integrity == placement.integrity
             if unchanged and not reinstall and os.path.lexists(project / placement.path):
                 continue
             copy_package(placement.source, tx.staged_path(placement.path), placement.linkable)
             copied.append(placement.path)
         wanted = set(plan.paths)
-        removed = sorted(p for p in owned.paths if p not in wanted and os.path.lexists(project / p))
+        gone = sorted(p for p in owned.paths if p not in wanted and os.path.lexists(project / p))
+        mine = _still_ours(project, owned, gone)
+        removed = [p for p in gone if p in mine]
         for path in removed:
             tx.remove(path)
-        mcp_changed = _stage_mcp_json(project, tx, owned, plan, values)
+        mcp_changed, servers = _stage_mcp_json(project, tx, owned, plan, values, reinstall)
         if lock_text is not None:
             tx.write_text(lockfmt.FILENAME, lock_text)
         if tx.empty:
@@ -69,12 +77,13 @@ def apply(
     except OSError as exc:  # staging: disk full, a cache tree cleaned meanwhile, ...
         tx.discard()
         where = exc.filename or str(project)
+        why = exc.strerror or type(exc).__name__
         raise ProvisionError(
             [
                 error(
                     "provision",
                     str(where),
-                    f"could not stage the install ({exc.strerror}); nothing was changed",
+                    f"could not stage the install ({why}); nothing was changed",
                 )
             ]
         ) from None
@@ -82,62 +91,115 @@ def apply(
         tx.discard()
         raise
     _prune_empty_host_folders(project)
-    now = Owned({p.path: p.integrity for p in plan.placements}, frozenset(plan.servers))
-    return Applied(tuple(copied), tuple(removed), mcp_changed, lock_text is not None, now)
+    now = Owned(
+        {p.path: OwnedPath(p.integrity, p.written) for p in plan.placements},
+        {mcpjson.FILENAME: servers} if servers else {},
+    )
+    kept = tuple(p for p in gone if p not in mine)
+    return Applied(tuple(copied), tuple(removed), mcp_changed, lock_text is not None, now, kept)
 
 
 def _stage_mcp_json(
-    project: Path, tx: Transaction, owned: Owned, plan: Plan, values: Mapping[str, str]
-) -> bool:
+    project: Path,
+    tx: Transaction,
+    owned: Owned,
+    plan: Plan,
+    values: Mapping[str, str],
+    repair: bool,
+) -> tuple[bool, dict[str, str]]:
     path = project / mcpjson.FILENAME
-    existing = read_utf8(path, "mcp-json") if path.exists() else None
-    text = mcpjson.merge(existing, owned.servers, plan.servers, values)
+    existing = read_utf8(path, "mcp-json") if os.path.lexists(path) else None
+    owned_before = owned.servers_in(mcpjson.FILENAME)
+    text, servers = mcpjson.merge(existing, owned_before, plan.servers, values, repair)
     if text == existing:
-        return False
+        return False, servers
     if text is None:
         tx.remove(mcpjson.FILENAME)
     else:
         tx.write_text(mcpjson.FILENAME, text)
-    return True
+    return True, servers
 
 
 def _prune_empty_host_folders(project: Path) -> None:
-    for folder in _HOST_FOLDERS:
+    for folder in HOST_FOLDERS:
         with contextlib.suppress(OSError):
             (project / folder).rmdir()  # only succeeds when empty
 
 
-def _refuse_collisions(project: Path, plan: Plan, owned: Collection[str]) -> None:
-    problems = [
-        error(
-            "name-collision",
-            placement.path,
-            f"{placement.path} exists and was not written by metapkg, so {placement.key[0]} "
-            f"{placement.key[1]} cannot be provisioned there; move or rename it, then install "
-            f"again",
+def _refuse_links(project: Path, plan: Plan, owned: Owned) -> None:
+    """No write may go through a symbolic link: not a host folder, not a config file,
+    not metapkg's own state folder."""
+    problems: list[Diagnostic] = []
+    if os.path.islink(project / STATE_DIR):
+        problems.append(_link_error(STATE_DIR, STATE_DIR))
+    paths = [*plan.paths, *owned.paths, mcpjson.FILENAME, lockfmt.FILENAME]
+    for path in dict.fromkeys(paths):
+        link = linked_folder(project, path)
+        if link is None and path in (mcpjson.FILENAME, lockfmt.FILENAME):
+            link = path if os.path.islink(project / path) else None
+        if link is not None:
+            problems.append(_link_error(path, link))
+    if problems:
+        raise ProvisionError(problems)
+
+
+def _link_error(path: str, link: str) -> Diagnostic:
+    return error(
+        "link",
+        link,
+        f"{link} is a symbolic link, and metapkg never writes through links ({path} would "
+        f"land wherever it points); replace the link with a real folder or file, then "
+        f"install again. Nothing was changed",
+    )
+
+
+def _still_ours(project: Path, owned: Owned, paths: Iterable[str] | None = None) -> set[str]:
+    """The owned paths (of ``paths``, default all) that still hold exactly what metapkg
+    wrote there."""
+    chosen = owned.paths if paths is None else paths
+    return {path for path in chosen if _holds(project / path, owned.paths[path].written)}
+
+
+def _holds(target: Path, written: str) -> bool:
+    try:
+        return not os.path.islink(target) and written_hash(target) == written
+    except (OSError, TreeError):
+        return False
+
+
+def _refuse_collisions(project: Path, plan: Plan, owned: Owned, reinstall: bool) -> None:
+    """A path in the way that is not (still) metapkg's own is a collision. ``reinstall``
+    overwrites paths metapkg wrote that were changed since (repairing drift), never a
+    path it has no record of writing."""
+    problems = []
+    for placement in plan.placements:
+        target = project / placement.path
+        record = owned.paths.get(placement.path)
+        if not os.path.lexists(target):
+            continue
+        if record is not None:
+            if record.integrity == placement.integrity and not reinstall:
+                continue  # left as it is
+            if reinstall or _holds(target, record.written):
+                continue
+        if _identical(target, placement):
+            continue
+        problems.append(
+            error(
+                "name-collision",
+                placement.path,
+                f"{placement.path} exists and was not written by metapkg (or was changed since), "
+                f"so {placement.key[0]} {placement.key[1]} cannot be provisioned there; move or "
+                f"rename it, then install again",
+            )
         )
-        for placement in plan.placements
-        if placement.path not in owned
-        and os.path.lexists(project / placement.path)
-        and not _identical(project / placement.path, placement)
-    ]
     if problems:
         raise ProvisionError(problems)
 
 
 def _identical(existing: Path, placement: Placement) -> bool:
-    """Already exactly what metapkg would write (e.g. after .metapkg/ was lost): adopt it.
-
-    A folder is the package's whole tree, so its hash is the integrity already computed;
-    a single file (.claude/agents/<name>.md) is compared byte for byte.
-    """
-    source = placement.source
-    try:
-        if source.is_file():
-            return existing.is_file() and existing.read_bytes() == source.read_bytes()
-        return existing.is_dir() and tree_hash(existing) == placement.integrity
-    except (OSError, TreeError):
-        return False
+    """Already exactly what metapkg would write (e.g. after .metapkg/ was lost): adopt it."""
+    return _holds(existing, placement.written)
 
 
 def copy_package(source: Path, target: Path, link: bool = False) -> None:

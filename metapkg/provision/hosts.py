@@ -9,20 +9,11 @@ MCP servers go to .mcp.json whatever the targets (see mcpjson.py).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from metapkg.packages.models import Kind
-
-_NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
-# Every path placements() can produce, and nothing else. Paths read back from the lock or
-# the local state must match it, so a tampered file can never point metapkg at others.
-HOST_PATH = re.compile(
-    rf"^(?:\.agents/skills/{_NAME}|\.agents/agents/{_NAME}|\.claude/skills/{_NAME}"
-    rf"|\.claude/agents/{_NAME}\.md)$"
-)
 
 
 def placements(kind: Kind, name: str, targets: Sequence[str]) -> Iterator[tuple[str, str]]:

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from metapkg.diagnostics import ProvisionError, error
+from metapkg.lock.integrity import tree_hash
 from metapkg.packages.models import Kind, Mcp
 from metapkg.provision.hosts import placements
 from metapkg.provision.mcpjson import server_entry
 from metapkg.resolve.resolver import Resolved
+from metapkg.safefile import read_regular
 
 Key = tuple[Kind, str]
+
+
+def written_hash(path: Path) -> str:
+    """What a placement holds: the tree hash of a folder (the package integrity, when the
+    whole package is copied), or the SHA-256 of a single file's bytes."""
+    if path.is_dir() and not path.is_symlink():
+        return tree_hash(path)
+    return "sha256:" + hashlib.sha256(read_regular(path, follow=False)).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -22,6 +33,7 @@ class Placement:
     source: Path  # the local folder or file copied there
     key: Key
     integrity: str  # of the package; an unchanged package need not be copied again
+    written: str  # tree hash of what lands at ``path`` (the package's, for a whole folder)
     linkable: bool = False  # the source is an immutable cache tree: hard links are safe
 
 
@@ -59,7 +71,10 @@ def plan_placements(resolved: Resolved, targets: Sequence[str]) -> Plan:
                     )
                 )
                 continue
-            by_path[path] = Placement(path, source, key, node.integrity, node.fetched.shared)
+            written = written_hash(source) if inner else node.integrity
+            by_path[path] = Placement(
+                path, source, key, node.integrity, written, node.fetched.shared
+            )
     if problems:
         raise ProvisionError(problems)
     return Plan(tuple(by_path[p] for p in sorted(by_path)), servers)

@@ -22,8 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import ProvisionError, error
+from metapkg.provision.paths import is_host_folder, is_writable, linked_folder
+from metapkg.textio import read_regular
 
 STATE_DIR = ".metapkg"
+_MAX_JOURNAL = 4 * 1024 * 1024
 _JOURNAL = "journal.json"
 _PROGRESS = "progress"
 _COMMITTED = "committed"
@@ -138,46 +141,116 @@ class Transaction:
 
 def rollback(root: Path, project: Path) -> None:
     """Undo a transaction's applied operations, newest first, from its journal."""
-    try:
-        journal = json.loads((root / _JOURNAL).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    journal = read_journal(root, project)
+    if journal is None:  # never written whole, so nothing was applied
         shutil.rmtree(root, ignore_errors=True)
         return
-    try:
-        begun = {int(line) for line in (root / _PROGRESS).read_text().split()}
-    except (OSError, ValueError):
-        begun = set()
-    operations = journal["operations"]
+    operations, created, begun = journal
     for index in sorted(begun, reverse=True):
-        entry = operations[index]
-        target = project / entry["path"]
-        backup = root / "backup" / entry["path"]
-        if entry["had_original"]:
+        operation = operations[index]
+        target = project / operation.path
+        backup = root / "backup" / operation.path
+        if operation.had_original:
             if os.path.lexists(backup):
                 _delete(target)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(backup, target)
-        elif entry["staged"]:
+        elif operation.staged:
             _delete(target)
-    for folder in reversed(journal.get("created_folders", [])):
+    for folder in reversed(created):
         with contextlib.suppress(OSError):
             (project / folder).rmdir()
     shutil.rmtree(root, ignore_errors=True)
 
 
 def recover(project: Path) -> list[str]:
-    """Finish or undo transactions a killed metapkg left behind; return what was undone."""
+    """Finish or undo transactions a killed metapkg left behind; return what was undone.
+
+    A journal is replayed only if everything in it is something metapkg could have
+    written: a repository can commit a ``.metapkg/`` folder, and a planted journal must
+    never make metapkg delete or move files elsewhere.
+    """
     state = project / STATE_DIR
+    if os.path.islink(state):
+        raise _refused(STATE_DIR, "is a symbolic link; metapkg keeps its state in a real folder")
     if not state.is_dir():
         return []
     undone = []
     for root in sorted(state.glob("tx-*")):
-        if (root / _COMMITTED).exists() or not (root / _JOURNAL).exists():
+        shown = f"{STATE_DIR}/{root.name}"
+        if os.path.islink(root) or not root.is_dir():
+            raise _refused(shown, "is not a folder metapkg made")
+        if (root / _COMMITTED).exists() or not os.path.lexists(root / _JOURNAL):
             shutil.rmtree(root, ignore_errors=True)
             continue
         rollback(root, project)
         undone.append(root.name)
     return undone
+
+
+Journal = tuple[list[Operation], list[str], set[int]]  # operations, created folders, begun
+
+
+def read_journal(root: Path, project: Path) -> Journal | None:
+    """The journal of a transaction, checked entry by entry; None if it was never written
+    whole (then no operation began). Raises ProvisionError for anything metapkg would not
+    have written."""
+    shown = f"{STATE_DIR}/{root.name}/{_JOURNAL}"
+    begun = _begun(root, shown)
+    try:
+        data = json.loads(read_regular(root / _JOURNAL, cap=_MAX_JOURNAL, follow=False))
+    except (OSError, ValueError, RecursionError):
+        if begun:
+            raise _refused(shown, "cannot be read, yet operations were recorded as begun") from None
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("operations"), list):
+        raise _refused(shown, "is not a journal metapkg writes")
+    operations = [_operation(entry, shown, project) for entry in data["operations"]]
+    created = data.get("created_folders", [])
+    if not isinstance(created, list) or not all(
+        isinstance(f, str) and is_host_folder(f) for f in created
+    ):
+        raise _refused(shown, "lists folders metapkg never creates")
+    if any(index >= len(operations) for index in begun):
+        raise _refused(shown, "records progress past its last operation")
+    return operations, created, begun
+
+
+def _operation(entry: object, shown: str, project: Path) -> Operation:
+    if not isinstance(entry, dict):
+        raise _refused(shown, "is not a journal metapkg writes")
+    path, staged, had = entry.get("path"), entry.get("staged"), entry.get("had_original")
+    if not isinstance(path, str) or not is_writable(path):
+        raise _refused(shown, f"names {path!r}, which is not a path metapkg writes")
+    if not isinstance(staged, bool) or not isinstance(had, bool):
+        raise _refused(shown, f"has a malformed entry for {path!r}")
+    link = linked_folder(project, path)
+    if link is not None:
+        raise _refused(shown, f"would write {path!r} through the symbolic link {link!r}")
+    return Operation(path, staged, had)
+
+
+def _begun(root: Path, shown: str) -> set[int]:
+    try:
+        text = read_regular(root / _PROGRESS, cap=_MAX_JOURNAL, follow=False).decode("ascii")
+        return {int(line) for line in text.split()}
+    except FileNotFoundError:
+        return set()
+    except (OSError, ValueError):
+        raise _refused(shown, "has an unreadable progress record") from None
+
+
+def _refused(path: str, why: str) -> ProvisionError:
+    return ProvisionError(
+        [
+            error(
+                "journal",
+                path,
+                f"{why}. metapkg will not replay it, and stops here; if it is not yours, "
+                f"delete {STATE_DIR}/ (it holds only metapkg's local state) and install again",
+            )
+        ]
+    )
 
 
 def _delete(path: Path) -> None:

@@ -19,15 +19,19 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from metapkg.safefile import read_regular
+
 STATE_FILE = ".metapkg/state.json"
-VERSION = 2
+VERSION = 3
 
 
 def _digest(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except FileNotFoundError:
         return None
+    except OSError:  # a folder, a FIFO, unreadable: certainly not what the last install saw
+        return "unreadable"
 
 
 def _stamp(path: Path | str) -> list[int] | None:
@@ -52,23 +56,26 @@ def _stamps(roots: Iterable[str]) -> dict[str, list[int] | None]:
 
 def snapshot(
     project: Path,
-    paths: Mapping[str, str],
-    servers: Iterable[str],
+    owned: Mapping[str, object],
     file_roots: Iterable[str],
     values: Mapping[str, str],
     version: str,
 ) -> dict[str, object]:
-    """The saved state: ownership (``paths``: path -> integrity, ``servers``) and stamps."""
+    """The saved state: ownership (state.py's record, as JSON data) and stamps."""
     roots = sorted(set(file_roots))
+    paths = owned.get("paths")
+    servers = owned.get("servers")
+    path_names = sorted(paths) if isinstance(paths, dict) else []
+    configs = sorted(servers) if isinstance(servers, dict) else []
     return {
         "version": VERSION,
         "metapkg": version,
         "values": dict(values),
         "manifest": _digest(project / "metapkg.yaml"),
         "lock": _digest(project / "metapkg.lock"),
-        "mcp": _digest(project / ".mcp.json"),
-        "owned": {"paths": dict(sorted(paths.items())), "servers": sorted(servers)},
-        "stamps": {p: _stamp(project / p) for p in sorted(paths)},
+        "configs": {name: _digest(project / name) for name in configs},
+        "owned": owned,
+        "stamps": {p: _stamp(project / p) for p in path_names},
         "file-roots": roots,
         "file-packages": _stamps(roots),
     }
@@ -76,8 +83,8 @@ def snapshot(
 
 def read_saved(project: Path) -> dict[str, object] | None:
     try:
-        saved = json.loads((project / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        saved = json.loads(read_regular(project / STATE_FILE, follow=False))
+    except (OSError, ValueError, RecursionError):  # missing, special, damaged or hostile
         return None
     if not isinstance(saved, dict) or saved.get("version") != VERSION:
         return None
@@ -96,7 +103,4 @@ def up_to_date(project: Path, values: Mapping[str, str], version: str) -> bool:
     roots = saved.get("file-roots")
     if not isinstance(owned, dict) or not isinstance(roots, list):
         return False
-    paths, servers = owned.get("paths"), owned.get("servers")
-    if not isinstance(paths, dict) or not isinstance(servers, list):
-        return False
-    return snapshot(project, paths, servers, roots, values, version) == saved
+    return snapshot(project, owned, roots, values, version) == saved
