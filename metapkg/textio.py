@@ -20,6 +20,7 @@ from metapkg.safefile import MAX_TEXT_BYTES, NotRegularFile, read_regular
 
 __all__ = ["MAX_TEXT_BYTES", "NotRegularFile", "read_regular", "read_utf8", "write_atomic"]
 
+
 def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
     """The file's text; FileNotFoundError as usual; anything else unreadable is an error."""
     shown = display or path.name

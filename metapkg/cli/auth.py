@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
             print("Removed the token from the OS keyring" if removed else "No token was stored")
             return 0
         return _status(auth)
-    except auth.KeyringUnavailable as exc:
+    except (auth.KeyringUnavailable, auth.BadToken) as exc:
         print(f"metapkg auth: {exc}", file=sys.stderr)
         return 1
 
@@ -41,6 +41,7 @@ def _login(args: argparse.Namespace, auth: ModuleType) -> int:
     if not token:
         print("metapkg auth: no token given; nothing stored", file=sys.stderr)
         return 1
+    auth.checked(token, "the input")  # refuse a malformed token before storing it
     auth.store(token)
     print("Stored the token in the OS keyring")
     return 0

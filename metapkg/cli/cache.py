@@ -12,12 +12,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from metapkg.diagnostics import MetapkgError
     from metapkg.fetch.cache import Cache
+    from metapkg.fetch.cachelock import CacheBusy
 
     cache = Cache()
     if args.action == "dir":
         print(cache.root)
-    else:
+        return 0
+    try:
         freed = cache.clean()
-        status(f"Removed {cache.root} ({freed / 1_048_576:.1f} MiB)", args.quiet)
+    except CacheBusy:
+        raise MetapkgError.single(
+            "cache",
+            str(cache.root),
+            "another metapkg is still using the download cache (an install in progress); "
+            "run `metapkg cache clean` again when it has finished",
+        ) from None
+    except OSError as exc:
+        raise MetapkgError.single(
+            "cache", str(exc.filename or cache.root), f"could not empty the cache: {exc.strerror}"
+        ) from None
+    status(f"Removed {cache.root} ({freed / 1_048_576:.1f} MiB)", args.quiet)
     return 0

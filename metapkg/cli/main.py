@@ -88,9 +88,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         modules[name] = importlib.import_module(COMMANDS[name][0])
     args = build_parser(modules).parse_args(argv)
     module = modules.get(args.command) or importlib.import_module(COMMANDS[args.command][0])
+    from metapkg.fetch import cachelock
+
     try:
         _enter_project(args.project)
-        result: int = module.run(args)  # type: ignore[attr-defined]
+        with cachelock.session():  # the download cache is locked while a command uses it
+            result: int = module.run(args)  # type: ignore[attr-defined]
         return result
     except KeyboardInterrupt:
         print("metapkg: interrupted", file=sys.stderr)

@@ -12,6 +12,7 @@ The single top folder GitHub adds (``owner-repo-shortsha/``) is removed.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import tarfile
 import zlib
@@ -37,8 +38,10 @@ def _reject(source: str, entry: str, why: str) -> ArchiveError:
     )
 
 
-def extract(archive: Path, destination: Path, source: str) -> None:
-    """Extract the gzip tar at ``archive`` into ``destination`` (an empty folder)."""
+def extract(archive: Path, destination: Path, source: str) -> dict[str, tuple[int, bool, str]]:
+    """Extract the gzip tar at ``archive`` into ``destination`` (an empty folder); return
+    the record of every file written: relative path -> (size, executable, SHA-256)."""
+    record: dict[str, tuple[int, bool, str]] = {}
     total = 0
     top: str | None = None
     seen: set[str] = set()
@@ -63,12 +66,15 @@ def extract(archive: Path, destination: Path, source: str) -> None:
                         raise _reject(source, member.name, "the same path twice")
                     seen.add(relative)
                     try:
-                        _write(tar, member, destination / relative)
+                        written = _write(tar, member, destination / relative)
+                        if written is not None:
+                            record[relative] = written
                     except (FileExistsError, NotADirectoryError, IsADirectoryError):
                         raise _reject(
                             source, member.name, "a file and a folder at one path"
                         ) from None
             _finish(stream, source)
+        return record
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ArchiveError(
             [error("archive", source, f"the downloaded archive is corrupt or truncated ({exc})")]
@@ -113,18 +119,26 @@ def _kind(member: tarfile.TarInfo) -> str:
     return "not a regular file or folder"
 
 
-def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
+def _write(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path
+) -> tuple[int, bool, str] | None:
     if member.isdir():
         target.mkdir(parents=True, exist_ok=True)
-        return
+        return None
     target.parent.mkdir(parents=True, exist_ok=True)
     stream = tar.extractfile(member)
     assert stream is not None
-    with stream, open(target, "wb") as out:
+    digest = hashlib.sha256()
+    size = 0
+    with stream, open(target, "xb") as out:
         while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
             out.write(chunk)
     # Read-only and sealed: provisioning hard-links these files into projects, and a
     # write through one of those links must not silently change the cache for every
     # other project (the seal makes such a write visible; see lock/integrity.py).
-    os.chmod(target, 0o555 if member.mode & 0o111 else 0o444)
+    executable = bool(member.mode & 0o111)
+    os.chmod(target, 0o555 if executable else 0o444)
     os.utime(target, ns=(SEALED_MTIME_NS, SEALED_MTIME_NS))
+    return size, executable, digest.hexdigest()

@@ -32,11 +32,27 @@ class Token:
         return f"Token(source={self.source!r})"
 
 
+class BadToken(ValueError):
+    """The token holds characters no GitHub token has (the message never shows it)."""
+
+
+def checked(value: str, source: str) -> Token:
+    """A token as GitHub issues them: printable ASCII without spaces. Anything else (a
+    pasted newline, a non-ASCII quote) would end up in an HTTP error message, token and
+    all, so it is refused here, naming where it came from but never what it is."""
+    if not value.isascii() or not value.isprintable() or any(c.isspace() for c in value):
+        raise BadToken(
+            f"the GitHub token from {source} contains a space, line break, control or "
+            f"non-ASCII character; set it to the token alone"
+        )
+    return Token(value, source)
+
+
 def from_environment() -> Token | None:
     for name in ENV_VARS:
         value = os.environ.get(name, "").strip()
         if value:
-            return Token(value, name)
+            return checked(value, name)
     return None
 
 
@@ -60,7 +76,7 @@ def find() -> Token | None:
         value = _call("get_password", SERVICE, ACCOUNT)
     except KeyringUnavailable:
         return None
-    return Token(value, "keyring") if isinstance(value, str) and value else None
+    return checked(value.strip(), "the OS keyring") if isinstance(value, str) and value else None
 
 
 def store(value: str) -> None:

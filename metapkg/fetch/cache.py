@@ -1,23 +1,47 @@
 """The content cache: extracted package trees keyed by their pinned identity.
 
-    <cache>/github/<owner>/<repo>/<commit>/     the repository tree at that commit
-    <cache>/refs/<owner>/<repo>.json            last known ref -> commit (for --offline)
-    <cache>/tmp/                                downloads and extractions in progress
+    <cache>/github/<owner>/<repo>/<commit>/             the repository tree at that commit
+    <cache>/github/<owner>/<repo>/<commit>.files.json   its record: every file's size,
+                                                        exec bit and SHA-256
+    <cache>/refs/<owner>/<repo>.json                    last known ref -> commit (--offline)
+    <cache>/tmp/                                        downloads and extractions under way
+    <cache>/.lock                                       see cachelock.py
 
-A tree appears under its final name only by an atomic rename of a complete, verified
-extraction, so a failed or interrupted download never leaves a half tree behind.
+A tree is published only whole: it is extracted into ``tmp/``, checked against the record
+the extraction wrote (every file there, every size and mode as written, nothing else),
+and only then renamed into place, after its record. Before a cached tree is used, the
+package's files are checked against the record while they are hashed (one read of each
+file): a file deleted, added, renamed, edited (whatever its mtime says) or made
+executable, or a tree swapped for a link, is a damaged entry, which the GitHub source
+fetches again. Every process using the cache holds its shared lock (cachelock.py), and
+``clean`` takes it exclusively, so a clean never races an install.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import shutil
+import stat
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from metapkg import jsonsafe
+from metapkg.fetch import cachelock
+from metapkg.safefile import read_regular
 from metapkg.textio import write_atomic
+
+# relative path -> (size, executable, sha256 hex) of every file of a tree
+Record = dict[str, tuple[int, bool, str]]
+RECORD_VERSION = 1
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_STALE_SECONDS = 24 * 3600  # temporaries older than this were left by a killed metapkg
+
+
+class DamagedEntry(Exception):
+    """A cached tree no longer matches the record written when it was published."""
 
 
 def cache_root() -> Path:
@@ -32,65 +56,217 @@ def cache_root() -> Path:
 class Cache:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or cache_root()
+        self._records: dict[tuple[str, str], Record] = {}
+
+    def _use(self) -> None:
+        """Every use of the cache happens under its shared lock (see cachelock.py)."""
+        if not cachelock.held(self.root):
+            cachelock.hold_shared(self.root)
+            self._sweep_stale_temporaries()
+
+    # -- trees ------------------------------------------------------------------------------
 
     def tree(self, repo: str, commit: str) -> Path:
         return self.root / "github" / repo / commit
 
+    def _record_path(self, repo: str, commit: str) -> Path:
+        return self.root / "github" / repo / f"{commit}.files.json"
+
     def has_tree(self, repo: str, commit: str) -> bool:
-        return self.tree(repo, commit).is_dir()
+        """A published tree is there (a real folder beside its record)."""
+        self._use()
+        tree = self.tree(repo, commit)
+        return tree.is_dir() and not tree.is_symlink() and self._record_path(repo, commit).is_file()
+
+    def record(self, repo: str, commit: str) -> Record:
+        """The tree's record (read once per run); DamagedEntry when it is missing or wrong."""
+        key = (repo, commit)
+        if key not in self._records:
+            self._records[key] = self._read_record(repo, commit)
+        return self._records[key]
+
+    def _read_record(self, repo: str, commit: str) -> Record:
+        try:
+            data = jsonsafe.loads(
+                read_regular(self._record_path(repo, commit), follow=False).decode("utf-8")
+            )
+        except (OSError, UnicodeDecodeError, jsonsafe.JsonProblem):
+            raise DamagedEntry(f"{repo} at {commit[:12]} has no readable record") from None
+        files = data.get("files") if isinstance(data, dict) else None
+        if data.get("version") != RECORD_VERSION or not isinstance(files, dict):
+            raise DamagedEntry(f"{repo} at {commit[:12]} has a record metapkg cannot read")
+        record: Record = {}
+        for path, item in files.items():
+            if not (isinstance(item, list) and len(item) == 3):
+                raise DamagedEntry(f"{repo} at {commit[:12]} has a malformed record")
+            size, executable, digest = item
+            record[path] = (int(size), bool(executable), str(digest))
+        return record
 
     def scratch(self, suffix: str = "") -> Path:
         """A fresh temporary path inside the cache (same file system as the trees)."""
+        self._use()
         folder = self.root / "tmp"
         folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(dir=folder, suffix=suffix)
         os.close(handle)
         return Path(name)
 
-    def store_tree(self, repo: str, commit: str, build: Callable[[Path], None]) -> Path:
-        """Build a tree in a temporary folder with ``build``, then move it into place."""
+    def store_tree(self, repo: str, commit: str, build: Callable[[Path], Record]) -> Path:
+        """Build a tree in a temporary folder with ``build`` (which returns the record of
+        what it wrote), check the folder against it, then publish record and tree."""
+        self._use()
         final = self.tree(repo, commit)
-        if final.is_dir():
-            return final
         (self.root / "tmp").mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=self.root / "tmp", prefix="tree-"))
         try:
-            build(staging)
+            record = build(staging)
+            check_published(staging, record)
             final.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self._record_path(repo, commit), _record_text(record))
             try:
                 os.rename(staging, final)
             except OSError:
                 if not final.is_dir():  # another process won the race: keep theirs
                     raise
+            self._records[(repo, commit)] = record
         finally:
             if staging.exists():
                 shutil.rmtree(staging, onerror=_make_writable_and_retry)
         return final
 
+    def discard_tree(self, repo: str, commit: str) -> None:
+        """Move a damaged tree out of the way (then delete it), so it is fetched again."""
+        self._use()
+        self._records.pop((repo, commit), None)
+        tree = self.tree(repo, commit)
+        self._record_path(repo, commit).unlink(missing_ok=True)
+        if os.path.islink(tree) or tree.is_file():
+            tree.unlink()
+        elif tree.is_dir():
+            trash = Path(tempfile.mkdtemp(dir=self.root / "tmp", prefix="damaged-"))
+            os.rename(tree, trash / "tree")
+            shutil.rmtree(trash, onerror=_make_writable_and_retry)
+
+    # -- refs -------------------------------------------------------------------------------
+
     def remember_refs(self, repo: str, refs: dict[str, str]) -> None:
-        path = self.root / "refs" / f"{repo}.json"
         known = self.known_refs(repo)
+        if all(known.get(ref) == commit for ref, commit in refs.items()):
+            return  # nothing new: a read-only warm cache must keep working
         known.update(refs)
+        path = self.root / "refs" / f"{repo}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(known, sort_keys=True, indent=1))
+        write_atomic(path, _json_text(known))
 
     def known_refs(self, repo: str) -> dict[str, str]:
+        """What the refs file says, keeping only commits of the right shape: the file is
+        plain JSON anyone with access to the cache can edit."""
+        self._use()
         try:
-            data = json.loads((self.root / "refs" / f"{repo}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = jsonsafe.loads(
+                read_regular(self.root / "refs" / f"{repo}.json", follow=False).decode("utf-8")
+            )
+        except (OSError, UnicodeDecodeError, jsonsafe.JsonProblem):
             return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(v, str) and _COMMIT.match(v)}
 
-    def clean(self) -> int:
-        """Delete everything; return the number of bytes freed."""
+    # -- cleaning ---------------------------------------------------------------------------
+
+    def clean(self, timeout: float = 30.0) -> int:
+        """Delete everything; return the number of bytes freed.
+
+        Waits (up to ``timeout``) for running installs to finish; raises
+        cachelock.CacheBusy when they do not.
+        """
         if not self.root.exists():
             return 0
-        size = sum(f.stat().st_size for f in self.root.rglob("*") if f.is_file())
-        shutil.rmtree(self.root, onerror=_make_writable_and_retry)
+        handle = cachelock.exclusive(self.root, timeout)
+        try:
+            size = _size(self.root)
+            for entry in list(os.scandir(self.root)):
+                if entry.name == cachelock.LOCK_NAME:
+                    continue
+                _delete(Path(entry.path))
+        finally:
+            handle.close()
         return size
+
+    def _sweep_stale_temporaries(self) -> None:
+        """Partial downloads and extractions of a killed metapkg, left in tmp/: gone."""
+        folder = self.root / "tmp"
+        now = time.time()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                if now - entry.stat(follow_symlinks=False).st_mtime > _STALE_SECONDS:
+                    _delete(Path(entry.path))
+            except OSError:
+                continue
+
+
+def check_published(folder: Path, record: Mapping[str, tuple[int, bool, str]]) -> None:
+    """The folder holds exactly the record's files, with their sizes and exec bits."""
+    found: dict[str, tuple[int, bool]] = {}
+    pending = [(folder, "")]
+    while pending:
+        current, prefix = pending.pop()
+        for entry in os.scandir(current):
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                pending.append((Path(entry.path), f"{prefix}{entry.name}/"))
+            elif stat.S_ISREG(info.st_mode):
+                found[prefix + entry.name] = (info.st_size, bool(info.st_mode & 0o111))
+            else:
+                raise DamagedEntry(f"{prefix}{entry.name} is not a regular file")
+    expected = {path: (size, executable) for path, (size, executable, _) in record.items()}
+    if found != expected:
+        missing = sorted(expected.keys() - found.keys())[:3]
+        raise DamagedEntry(
+            f"the extracted tree does not match what was written (missing {missing or 'none'})"
+        )
+
+
+def _record_text(record: Record) -> str:
+    files = {
+        path: [size, executable, digest] for path, (size, executable, digest) in record.items()
+    }
+    return _json_text({"version": RECORD_VERSION, "files": files})
+
+
+def _json_text(data: object) -> str:
+    import json
+
+    return json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _size(root: Path) -> int:
+    total = 0
+    for folder, _, files in os.walk(root):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+def _delete(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, onerror=_make_writable_and_retry)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _make_writable_and_retry(function: Callable[..., object], path: str, _: object) -> None:
     """Cached files are read-only; some systems refuse to delete those as they are."""
-    os.chmod(path, 0o700)
-    function(path)
+    try:
+        os.chmod(path, 0o700)
+        function(path)
+    except FileNotFoundError:
+        pass

@@ -183,7 +183,7 @@ def _load(future: Future[Fetched], origin: Origin) -> Node:
     if loaded.package is None:
         raise FetchError(loaded.diagnostics)
     try:
-        integrity = tree_hash(fetched.path, sealed=fetched.shared)
+        integrity = fetched.integrity or tree_hash(fetched.path, sealed=fetched.shared)
     except ModifiedInCache as exc:
         raise FetchError(
             [

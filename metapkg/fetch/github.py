@@ -13,7 +13,6 @@ same lookup share one request.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -23,11 +22,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Generic, TypeVar
 from urllib.parse import quote
 
+from metapkg import jsonsafe
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch import archive
-from metapkg.fetch.cache import Cache
+from metapkg.fetch.cache import Cache, DamagedEntry
 from metapkg.fetch.router import FetchOptions
 from metapkg.fetch.source import Fetched, NotFound, RefPin, unpinned_under_frozen
+from metapkg.lock.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import GitHubOrigin, Origin
 
 DEFAULT_API = "https://api.github.com"
@@ -79,6 +80,7 @@ class GitHubSource:
         self._refs: _Once[tuple[str, str], str | None] = _Once()
         self._trees: _Once[tuple[str, str], Path] = _Once()
         self._tags: _Once[str, list[str]] = _Once()
+        self._repairs: _Once[tuple[str, str], Path] = _Once()
         self._http_lock = threading.Lock()
         self._http: Http | None = None
         self._used: set[RefPin] = set()
@@ -90,17 +92,19 @@ class GitHubSource:
     def fetch(self, origin: Origin) -> Fetched:
         assert isinstance(origin, GitHubOrigin)
         ref, path, commit = self.locate(origin)
-        tree = self.tree(origin.repo_id, commit, str(origin))
+        repo = origin.repo_id
+        tree = self.tree(repo, commit, str(origin))
         package = tree / path if path else tree
-        if not package.exists():
+        if not os.path.lexists(package):
             raise NotFound(
-                origin, f"{path or '/'} does not exist in {origin.repo_id} at {ref} ({commit[:12]})"
+                origin, f"{path or '/'} does not exist in {repo} at {ref} ({commit[:12]})"
             )
-        pin = RefPin(origin.repo_id, ref, commit)
+        integrity = self._verified_integrity(repo, commit, path, str(origin))
+        pin = RefPin(repo, ref, commit)
         with self._used_lock:
             self._used.add(pin)
         folder_name = PurePosixPath(path).name if path else origin.repo
-        return Fetched(origin, package, str(origin), folder_name, pin, shared=True)
+        return Fetched(origin, package, str(origin), folder_name, pin, True, integrity)
 
     def used_pins(self) -> Iterable[RefPin]:
         return sorted(self._used, key=lambda p: (p.repo, p.ref))
@@ -182,6 +186,8 @@ class GitHubSource:
         return self._tags.get(repo, lambda: self._list_tags(repo))
 
     def _list_tags(self, repo: str) -> list[str]:
+        from metapkg.fetch.http import origin_of
+
         names: list[str] = []
         url: str | None = f"{self.api}/repos/{repo}/tags?per_page=100"
         while url:
@@ -189,11 +195,69 @@ class GitHubSource:
             self._check_auth(reply.status, reply.url)
             if reply.status != 200:
                 return names
-            names.extend(item["name"] for item in json.loads(reply.text) if isinstance(item, dict))
+            try:
+                page = jsonsafe.loads(reply.text)
+            except jsonsafe.JsonProblem:
+                return names
+            if isinstance(page, list):
+                names.extend(
+                    item["name"]
+                    for item in page
+                    if isinstance(item, dict) and isinstance(item.get("name"), str)
+                )
             url = _next_link(reply.link)
+            if url is not None and origin_of(url) != origin_of(self.api):
+                break  # pagination never leads off the API host
         return names
 
     # -- trees -----------------------------------------------------------------------------
+
+    def _verified_integrity(self, repo: str, commit: str, path: str, source: str) -> str | None:
+        """The package's integrity, its files checked against the cache record in the same
+        read. A damaged entry is fetched again once (online); None for what is not a
+        package tree (the loader reports it)."""
+        try:
+            return self._hash(repo, commit, path)
+        except (DamagedEntry, ModifiedInCache) as exc:
+            if self.options.offline:
+                raise FetchError(
+                    [
+                        error(
+                            "cache",
+                            source,
+                            f"the cached copy of {repo} at {commit[:12]} was altered ({exc}); "
+                            f"run once online to fetch it again",
+                        )
+                    ]
+                ) from None
+            self._repairs.get((repo, commit), lambda: self._repair(repo, commit, source))
+        try:
+            return self._hash(repo, commit, path)
+        except (DamagedEntry, ModifiedInCache) as exc:
+            raise FetchError(
+                [error("cache", source, f"the download cache keeps failing its check ({exc})")]
+            ) from None
+
+    def _hash(self, repo: str, commit: str, path: str) -> str | None:
+        record = self.cache.record(repo, commit)
+        package = self.cache.tree(repo, commit) / path if path else self.cache.tree(repo, commit)
+        if os.path.islink(package) or not (package.is_dir() or package.is_file()):
+            return None
+        if package.is_file():
+            expected = {package.name: record[path]} if path in record else {}
+        else:
+            prefix = f"{path}/" if path else ""
+            expected = {k[len(prefix) :]: v for k, v in record.items() if k.startswith(prefix)}
+        try:
+            return tree_hash(package, expected=expected)
+        except TreeError as exc:
+            if isinstance(exc, ModifiedInCache):
+                raise
+            raise DamagedEntry(str(exc)) from None
+
+    def _repair(self, repo: str, commit: str, source: str) -> Path:
+        self.cache.discard_tree(repo, commit)
+        return self._download(repo, commit, source)
 
     def tree(self, repo: str, commit: str, source: str) -> Path:
         if self.cache.has_tree(repo, commit):
@@ -241,9 +305,13 @@ class GitHubSource:
         with self._http_lock:
             if self._http is None:
                 from metapkg.fetch import auth
-                from metapkg.fetch.http import Http
+                from metapkg.fetch.http import Http, origin_of
 
-                self._http = Http(auth.find(), self.options.workers)
+                try:
+                    token = auth.find()
+                except auth.BadToken as exc:
+                    raise FetchError([error("auth", "GITHUB_TOKEN", str(exc))]) from None
+                self._http = Http(token, self.options.workers, token_origin=origin_of(self.api))
             return self._http
 
     def _check_auth(self, status: int, url: str) -> None:

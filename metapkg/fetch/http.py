@@ -7,6 +7,8 @@
   60); otherwise they fail, saying when the limit resets and how to raise it.
 * Redirects are followed (renamed repositories answer 301, archives 302 to another
   host); httpx drops the Authorization header on any redirect to another origin.
+* The token is only ever sent to the origin it belongs to (the API's): a URL that
+  reaches the client any other way (a pagination link, say) goes without it.
 """
 
 from __future__ import annotations
@@ -61,11 +63,24 @@ class Reply:
     link: str = ""  # the Link header (pagination)
 
 
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of a URL, lowercased: what "the same origin" compares."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme.lower()}://{rest.split('/', 1)[0].lower()}"
+
+
 class Http:
-    def __init__(self, token: Token | None, workers: int, policy: Policy | None = None) -> None:
+    def __init__(
+        self,
+        token: Token | None,
+        workers: int,
+        policy: Policy | None = None,
+        token_origin: str | None = None,
+    ) -> None:
         import httpx
 
         self.token = token
+        self.token_origin = token_origin
         # At most `workers` requests in flight, however many crawl threads are waiting.
         self._slots = threading.BoundedSemaphore(max(1, workers))
         self.policy = policy or Policy.from_environment()
@@ -81,9 +96,9 @@ class Http:
     def close(self) -> None:
         self.client.close()
 
-    def _headers(self, accept: str) -> dict[str, str]:
+    def _headers(self, url: str, accept: str) -> dict[str, str]:
         headers = {"Accept": accept}
-        if self.token is not None:
+        if self.token is not None and origin_of(url) == self.token_origin:
             headers["Authorization"] = f"Bearer {self.token.value}"
         return headers
 
@@ -92,7 +107,7 @@ class Http:
 
         def once() -> Reply:
             with self._slots:
-                response = self.client.get(url, headers=self._headers(accept))
+                response = self.client.get(url, headers=self._headers(url, accept))
             self._raise_for_retry(response)
             return Reply(
                 response.status_code,
@@ -107,7 +122,7 @@ class Http:
         """Stream a body into ``target``; return its HTTP status (the file holds the body)."""
 
         def once() -> int:
-            headers = self._headers("*/*")
+            headers = self._headers(url, "*/*")
             with self._slots, self.client.stream("GET", url, headers=headers) as response:
                 self._raise_for_retry(response)
                 if response.status_code != 200:

@@ -6,6 +6,7 @@ so projects with only ``file:`` origins never import the HTTP stack.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -55,7 +56,11 @@ class Sources:
         background, when the caller knows requests are coming: it is otherwise done on the
         first request's critical path."""
         if not self.options.offline:
-            threading.Thread(target=lambda: self.github.http, daemon=True).start()
+            threading.Thread(target=self._warm, daemon=True).start()
+
+    def _warm(self) -> None:
+        with contextlib.suppress(Exception):  # the first real request reports any problem
+            self.github.http  # noqa: B018
 
     def used_pins(self) -> Iterable[RefPin]:
         return self._github.used_pins() if self._github is not None else ()

@@ -29,6 +29,9 @@ class Fetched:
     # True for trees in the download cache: never modified in place (files are read-only),
     # so provisioning may hard-link them instead of copying.
     shared: bool = False
+    # Computed by the source when it can check it on the way (cached trees against their
+    # record); otherwise the loader hashes the path.
+    integrity: str | None = None
 
     @property
     def commit(self) -> str | None:

@@ -30,6 +30,7 @@ _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _REPO = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9._-]+$")
 _INTEGRITY = re.compile(r"^sha256:[0-9a-f]{64}$")
+_RELATIVE = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9._/-]{1,200}$")
 _SHAPES = {
     _COMMIT: "a commit SHA (40 lowercase hex digits)",
     _REPO: "an owner/repo name",
@@ -248,6 +249,8 @@ class _Reader:
     def lockfile(self) -> Lockfile:
         top = self.data.value
         version = self.get(top, "lock-version", int)
+        if isinstance(version, bool):
+            raise self.fail("lock-version must be a number", "lock-version")
         if version > LOCK_VERSION:
             raise LockError.single(
                 "lock",
@@ -330,6 +333,12 @@ class _Reader:
                 )
         return items
 
+    def _metaskill(self, item: Any, where: tuple[str, int]) -> str | None:
+        path: str | None = self.get(item, "metaskill", str, *where, optional=True)
+        if path is not None and not _RELATIVE.match(path):
+            raise self.fail(f"metaskill {path!r} is not a relative path in the package", *where)
+        return path
+
     def _strings(self, items: list[Any], *key: str | int) -> list[str]:
         if not all(isinstance(item, str) for item in items):
             raise self.fail("expected a list of strings", *key)
@@ -341,29 +350,42 @@ class _Reader:
         kind: Kind = value
         return kind
 
+    def _fqn(self, kind: Kind, item: Any, *key: str | int) -> str:
+        """Names reach terminals and review comments: only the shapes packages can have."""
+        from metapkg.packages.names import is_valid_fqn
+
+        fqn: str = self.get(item, "fqn", str, *key)
+        if not is_valid_fqn(kind, fqn):
+            raise self.fail(f"{fqn!r} is not a valid {kind} name", *key, "fqn")
+        return fqn
+
     def _requirement(self, item: Any, index: int) -> Requirement:
         where = ("requires", index)
+        kind = self._kind(self.get(item, "kind", str, *where), *where)
         return Requirement(
-            kind=self._kind(self.get(item, "kind", str, *where), *where),
-            fqn=self.get(item, "fqn", str, *where),
+            kind=kind,
+            fqn=self._fqn(kind, item, *where),
             origin=self._origin(self.get(item, "origin", str, *where), *where),
             version=self.get(item, "version", str, *where, optional=True),
         )
 
     def _package(self, item: Any, index: int) -> LockedPackage:
+        from metapkg.packages.names import is_valid_fqn
+
         where = ("packages", index)
         groups = self.get(item, "dependencies", dict, *where, optional=True) or {}
         dependencies: list[tuple[Kind, str]] = []
         for group, names in groups.items():
             if group not in SINGULAR or not isinstance(names, list):
                 raise self.fail(f"unknown dependency group {group!r}", *where, "dependencies")
-            dependencies.extend(
-                (SINGULAR[group], name)
-                for name in self._strings(names, *where, "dependencies", group)
-            )
+            for name in self._strings(names, *where, "dependencies", group):
+                if not is_valid_fqn(SINGULAR[group], name):
+                    raise self.fail(f"{name!r} is not a valid name", *where, "dependencies")
+                dependencies.append((SINGULAR[group], name))
+        kind = self._kind(self.get(item, "kind", str, *where), *where)
         return LockedPackage(
-            kind=self._kind(self.get(item, "kind", str, *where), *where),
-            fqn=self.get(item, "fqn", str, *where),
+            kind=kind,
+            fqn=self._fqn(kind, item, *where),
             version=self.get(item, "version", str, *where, optional=True),
             origin=self._origin(self.get(item, "origin", str, *where), *where),
             commit=self._matching(
@@ -371,6 +393,6 @@ class _Reader:
             ),
             integrity=self._matching(self.get(item, "integrity", str, *where), _INTEGRITY, *where),
             dependencies=tuple(dependencies),
-            metaskill=self.get(item, "metaskill", str, *where, optional=True),
+            metaskill=self._metaskill(item, where),
             server=self.get(item, "server", dict, *where, optional=True),
         )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 PREFIX = "sha256:"
@@ -23,6 +23,7 @@ PREFIX = "sha256:"
 # Projects hard-link those files; a write through such a link changes the mtime of the
 # cached file too, which a "sealed" walk notices: not part of the hash, a tamper check.
 SEALED_MTIME_NS = 315_532_800 * 1_000_000_000
+MAX_DEPTH = 64  # folders inside a package; deeper is refused, not walked
 
 
 class TreeError(ValueError):
@@ -54,29 +55,70 @@ def _check_seal(path: Path | str, st: os.stat_result, sealed: bool) -> None:
         raise ModifiedInCache(f"{path} was modified after it was downloaded")
 
 
-def _walk(folder: Path, prefix: str, sealed: bool) -> Iterator[tuple[str, Path, bool]]:
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            relative = prefix + entry.name
-            st = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(st.st_mode):
-                yield from _walk(Path(entry.path), relative + "/", sealed)
-            elif stat.S_ISREG(st.st_mode):
-                _check_seal(entry.path, st, sealed)
-                yield relative, Path(entry.path), bool(st.st_mode & 0o111)
-            elif stat.S_ISLNK(st.st_mode):
-                raise TreeError(f"{entry.path} is a symbolic link; packages may not contain links")
-            else:
-                raise TreeError(f"{entry.path} is not a regular file; packages hold files only")
+def _walk(root: Path, prefix: str, sealed: bool) -> Iterator[tuple[str, Path, bool]]:
+    """Every file under ``root``; iterative, so depth costs no recursion, and bounded."""
+    pending = [(str(root), prefix, 0)]
+    while pending:
+        folder, folder_prefix, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise TreeError(f"{folder} is nested more than {MAX_DEPTH} folders deep")
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                relative = folder_prefix + entry.name
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    pending.append((entry.path, relative + "/", depth + 1))
+                elif stat.S_ISREG(st.st_mode):
+                    _check_seal(entry.path, st, sealed)
+                    yield relative, Path(entry.path), bool(st.st_mode & 0o111)
+                elif stat.S_ISLNK(st.st_mode):
+                    raise TreeError(
+                        f"{entry.path} is a symbolic link; packages may not contain links"
+                    )
+                else:
+                    raise TreeError(f"{entry.path} is not a regular file; packages hold files only")
 
 
-def tree_hash(root: Path, sealed: bool = False) -> str:
+def tree_hash(
+    root: Path,
+    sealed: bool = False,
+    expected: Mapping[str, tuple[int, bool, str]] | None = None,
+) -> str:
+    """The integrity of the tree at ``root``.
+
+    With ``expected`` (a download cache record: relative path -> size, executable,
+    SHA-256), every file is checked against it in the same read, and the tree must hold
+    exactly the files it lists; any difference raises ModifiedInCache.
+    """
     digest = hashlib.sha256()
+    seen = 0
     for relative, path, executable in tree_files(root, sealed):
         content = path.read_bytes()
+        if expected is not None:
+            _check_expected(expected, relative, executable, content, path)
+            seen += 1
         digest.update(relative.encode("utf-8"))
         digest.update(b"\0x\0" if executable else b"\0-\0")
         digest.update(str(len(content)).encode("ascii"))
         digest.update(b"\0")
         digest.update(content)
+    if expected is not None and seen != len(expected):
+        raise ModifiedInCache(f"files of {root} were deleted or renamed after it was downloaded")
     return PREFIX + digest.hexdigest()
+
+
+def _check_expected(
+    expected: Mapping[str, tuple[int, bool, str]],
+    relative: str,
+    executable: bool,
+    content: bytes,
+    path: Path,
+) -> None:
+    want = expected.get(relative)
+    if want is None:
+        raise ModifiedInCache(f"{path} was added after the tree was downloaded")
+    size, want_executable, want_digest = want
+    if executable != want_executable:
+        raise ModifiedInCache(f"{path} had its execute bit changed after it was downloaded")
+    if len(content) != size or hashlib.sha256(content).hexdigest() != want_digest:
+        raise ModifiedInCache(f"{path} was modified after it was downloaded")

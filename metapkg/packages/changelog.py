@@ -14,6 +14,7 @@ from pathlib import Path
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages.models import ChangelogEntry
 from metapkg.packages.semver import SEMVER, SemVer
+from metapkg.safefile import read_regular
 
 FILENAME = "CHANGELOG.md"
 _UNRELEASED = re.compile(r"^##\s+\[?unreleased\]?\s*$", re.IGNORECASE)  # Keep a Changelog
@@ -82,7 +83,7 @@ def check(
     path = folder / FILENAME
     display = f"{display_folder}/{FILENAME}"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, follow=False).decode("utf-8")
     except FileNotFoundError:
         return (), [
             error(

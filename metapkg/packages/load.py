@@ -11,6 +11,7 @@ from metapkg.packages.frontmatter import FrontmatterProblem, parse
 from metapkg.packages.models import Agent, Kind, Package, Skill
 from metapkg.packages.rules import fields, files, unicode
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
+from metapkg.safefile import read_regular
 
 MANIFEST_FILES: dict[Kind, str] = {"agent": "AGENTS.md", "skill": "SKILL.md"}
 
@@ -67,11 +68,13 @@ def _load_markdown(folder: Path, display: str, kind: Kind, folder_name: str) -> 
     filename = MANIFEST_FILES[kind]
     shown = f"{display}/{filename}"
     try:
-        text = (folder / filename).read_bytes().decode("utf-8")
+        text = read_regular(folder / filename, follow=False).decode("utf-8")
     except FileNotFoundError:
         return Loaded(None, (error("layout", display, f"{filename} is missing"),))
     except UnicodeDecodeError:
         return Loaded(None, (error("frontmatter", shown, f"{filename} is not UTF-8 text"),))
+    except OSError as exc:  # a link, a FIFO, a device, too large, unreadable
+        return Loaded(None, (error("layout", shown, f"cannot read {filename}: {exc.strerror}"),))
     diags: list[Diagnostic] = [*files.check(folder, display), *unicode.check(text, shown)]
     try:
         fm = parse(text)

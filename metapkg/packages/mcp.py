@@ -17,12 +17,11 @@ from metapkg import jsonsafe
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages import placeholders
 from metapkg.packages.models import Mcp
+from metapkg.packages.names import MAX_MCP_NAME as MAX_NAME
+from metapkg.packages.names import REGISTRY_NAME
 from metapkg.packages.semver import is_semver
 from metapkg.safefile import read_regular
 
-# The official MCP registry's server name rule: one "/", namespace and name parts.
-REGISTRY_NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")
-MAX_NAME = 200
 SHELLS = {
     "sh", "bash", "zsh", "dash", "ksh", "csh", "tcsh", "fish",
     "cmd", "powershell", "pwsh",

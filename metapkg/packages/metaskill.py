@@ -13,10 +13,12 @@ from pathlib import Path
 from metapkg.diagnostics import Diagnostic, error, warning
 from metapkg.packages.frontmatter import Frontmatter
 from metapkg.packages.models import Metaskill
+from metapkg.safefile import read_regular
 
 DEFAULT_FILE = "SKILL.star"
 LANGUAGES = ("starlark",)
 MAX_BYTES = 64 * 1024
+MAX_READ_BYTES = 16 * MAX_BYTES  # past the limit it is only a warning, but reading stops here
 
 
 def check(fm: Frontmatter, folder: Path, path: str) -> tuple[Metaskill | None, list[Diagnostic]]:
@@ -84,7 +86,7 @@ def _check_file(folder: Path, relative: str, path: str) -> list[Diagnostic]:
                     "the program must be a regular file inside the skill folder, not a link",
                 )
             ]
-        data = program.read_bytes()
+        data = read_regular(program, cap=MAX_READ_BYTES, follow=False)
     except FileNotFoundError:
         return [error("metaskill-file", path, f"the metaskill program {relative!r} does not exist")]
     except OSError as exc:

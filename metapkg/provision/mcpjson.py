@@ -74,5 +74,7 @@ def merge(
         owned[name] = entry_hash(entry)
     if not current and set(document) <= {"mcpServers"}:
         return None, owned  # nothing left but an empty shell: no file at all
+    if existing is not None and current == document.get("mcpServers", {}):
+        return existing, owned  # nothing changed: the user's file stays byte for byte
     document["mcpServers"] = current
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n", owned

@@ -8,11 +8,9 @@ from collections.abc import Iterator
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages.frontmatter import Frontmatter
 from metapkg.packages.models import Kind
+from metapkg.packages.names import MAX_NAME, NAME, SCOPE
 from metapkg.packages.semver import is_semver
 
-NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-SCOPE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*(\.[a-z0-9]+(-[a-z0-9]+)*)*$")
-MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, error
 
+MAX_DEPTH = 64  # folders inside a package; install refuses deeper ones (lock/integrity.py)
+
 
 def check(root: Path, display: str) -> Iterator[Diagnostic]:
     if root.is_symlink():
@@ -20,14 +22,20 @@ def check(root: Path, display: str) -> Iterator[Diagnostic]:
         return
     if not root.is_dir():
         return
-    for folder, folders, files in os.walk(root):
-        for name in sorted(folders + files):
-            path = Path(folder, name)
-            mode = os.lstat(path).st_mode
-            shown = f"{display}/{path.relative_to(root).as_posix()}"
+    pending = [(root, display, 0)]
+    while pending:  # iterative and bounded: a hostile package can nest folders very deep
+        folder, shown_folder, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            yield error("link", shown_folder, f"nested more than {MAX_DEPTH} folders deep")
+            continue
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            mode = entry.stat(follow_symlinks=False).st_mode
+            shown = f"{shown_folder}/{entry.name}"
             if stat.S_ISLNK(mode):
                 yield _link(shown)
-            elif not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            elif stat.S_ISDIR(mode):
+                pending.append((Path(entry.path), shown, depth + 1))
+            elif not stat.S_ISREG(mode):
                 yield error(
                     "link", shown, "not a regular file; packages hold files and folders only"
                 )
