@@ -17,6 +17,21 @@ The contract, from the bottom up:
     these, so ``load_package`` returns a plain ``Agent`` (kind ``"agent"``, ``source`` =
     the folder) whose dependencies come from ``dependencies.skills`` /
     ``dependencies.mcps``. ``check_document(path, display)`` checks a lone .3md file.
+
+``provision(text, filename) -> Provisioned``
+    What hosts get, as bytes, with no filesystem access and byte-stable output:
+    ``agent_file`` (frontmatter ``name`` + ``description``, then the identity plane) for
+    ``.claude/agents/<name>.md`` and as ``AGENTS.md`` beside the original .3md in
+    ``.agents/agents/<name>/``; and ``skills`` = ``{skill name: {relative path: bytes}}``
+    (today one ``SKILL.md`` each) for ``.claude/skills/<skill>/`` and
+    ``.agents/skills/<skill>/``. Raises ``PackageError`` (with diagnostics) for a file
+    that is not a valid agent. ``Provisioned.name`` equals the loaded ``Agent.name``.
+
+A host provisioner that holds a loaded ``Agent`` does::
+
+    document = find_document(agent.source)
+    if document is not None:  # a .3md agent
+        out = provision(document.read_text(encoding="utf-8"), document.name)
 """
 
 from __future__ import annotations
@@ -25,6 +40,7 @@ from metapkg.agent3md.document import Document, ParseError, Plane
 from metapkg.agent3md.links import CrossPlaneLink, links
 from metapkg.agent3md.package import check_document, find_document, load_agent
 from metapkg.agent3md.parser import parse
+from metapkg.agent3md.provision import Provisioned, provision
 from metapkg.agent3md.validator import (
     ERROR_RULES,
     WARNING_RULES,
@@ -42,12 +58,14 @@ __all__ = [
     "Finding",
     "ParseError",
     "Plane",
+    "Provisioned",
     "Report",
     "check_document",
     "find_document",
     "links",
     "load_agent",
     "parse",
+    "provision",
     "validate",
     "validate_document",
 ]
