@@ -111,13 +111,16 @@ def test_a_folder_holds_one_agent_file(tmp_path: Path, setup: object, message: s
     assert message in loaded.diagnostics[0].message
 
 
-def test_the_file_is_named_after_its_folder(tmp_path: Path) -> None:
+def test_the_file_is_named_after_its_folder_or_agent_3md(tmp_path: Path) -> None:
     folder = make_agent_3md(tmp_path, "dev")
     (folder / "dev.3md").rename(folder / "agent.3md")
-    found = load_package(folder, "agents/dev").diagnostics
-    assert [(d.rule, d.path) for d in found] == [("layout", "agents/dev/agent.3md")]
-    # At the root of an archive the folder has no name of its own: any file name goes.
-    assert load_package(folder, "x", folder_name="").ok
+    assert detect_kind(folder) == "agent"
+    assert load_package(folder, "agents/dev").ok
+    # Any other name is not an agent file, so a catalog root with a docs.3md stays a catalog.
+    (folder / "agent.3md").rename(folder / "notes.3md")
+    assert detect_kind(folder) is None
+    found = run_cli("check", str(tmp_path)).out
+    assert "agents/<name>/ must contain AGENTS.md (or <name>.3md)" in found
 
 
 def test_skill_labels_must_make_distinct_folder_names(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ The contract, from the bottom up:
     source line.
 
 ``find_document(folder) -> Path | None`` and ``load_agent(folder, display, folder_name)``
-    A folder holding ``<name>.3md`` is an agent package. ``metapkg.packages.load`` calls
+    A folder holding ``<folder name>.3md`` or ``agent.3md`` is an agent package. ``metapkg.packages.load`` calls
     these, so ``load_package`` returns a plain ``Agent`` (kind ``"agent"``, ``source`` =
     the folder) whose dependencies come from ``dependencies.skills`` /
     ``dependencies.mcps``. ``check_document(path, display)`` checks a lone .3md file.

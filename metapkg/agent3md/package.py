@@ -1,8 +1,12 @@
 """A .3md agent as a metapkg package, and a lone .3md file as a document to check.
 
-Layout: an agent folder holds its agent either as ``AGENTS.md`` or as exactly one
-``<name>.3md`` at its top level (``agents/<name>/<name>.3md`` in a catalog), never both.
-Loading it runs the agent3md/1 validator, then the MetaAgents package rules (name, scope,
+Layout: an agent folder holds exactly one agent file: ``AGENTS.md``, or a .3md named after
+the folder (``agents/<name>/<name>.3md``) or ``agent.3md`` (the usual name at the root of
+a repository, whose folder has no name of its own). A folder with ``AGENTS.md`` and a
+top-level .3md file, or with two top-level .3md files, is a ``layout`` error. Other names
+are not detected, so a catalog root holding a ``docs.3md`` stays a catalog.
+
+Loading runs the agent3md/1 validator, then the MetaAgents package rules (name, scope,
 version, description, dependencies, CHANGELOG) on the flat frontmatter (see metadata.py),
 and yields a plain :class:`~metapkg.packages.models.Agent` whose ``source`` is the folder.
 
@@ -32,6 +36,9 @@ from metapkg.packages.rules import fields, files, unicode
 SUFFIX = ".3md"
 
 
+AGENT_FILE = "agent" + SUFFIX
+
+
 def documents(folder: Path) -> list[Path]:
     """The top-level .3md files of a folder, sorted by name (hidden files skipped)."""
     try:
@@ -41,15 +48,17 @@ def documents(folder: Path) -> list[Path]:
                 for e in entries
                 if e.name.endswith(SUFFIX) and not e.name.startswith(".") and e.is_file()
             )
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:
         return []
     return [folder / name for name in names]
 
 
 def find_document(folder: Path) -> Path | None:
-    """The .3md a folder's agent is written in, or None if it holds none."""
-    found = documents(folder)
-    return found[0] if found else None
+    """The folder's agent file, ``<folder name>.3md`` or ``agent.3md``, or None."""
+    for name in (folder.name + SUFFIX, AGENT_FILE):
+        if (folder / name).is_file():
+            return folder / name
+    return None
 
 
 def load_agent(
@@ -64,10 +73,9 @@ def load_agent(
     path = found[0]
     shown = f"{display}/{path.name}"
     diags: list[Diagnostic] = list(files.check(folder, display))
-    if folder_name and path.stem != folder_name:
-        diags.append(
-            error("layout", shown, f"rename {path.name} to {folder_name}{SUFFIX}, after its folder")
-        )
+    if folder_name and path.name not in (folder_name + SUFFIX, AGENT_FILE):
+        message = f"rename {path.name} to {folder_name}{SUFFIX} (after its folder) or {AGENT_FILE}"
+        diags.append(error("layout", shown, message))
     report, read_diags = _read(path, shown)
     diags.extend(read_diags)
     document = report.document if report else None

@@ -33,7 +33,7 @@ def detect_kind(path: Path) -> Kind | None:
         return "skill"
     if (path / "AGENTS.md").is_file():
         return "agent"
-    # -- agent.3md: an agent folder may hold <name>.3md instead (metapkg/agent3md) --------
+    # -- agent.3md: an agent folder may hold <name>.3md or agent.3md (metapkg/agent3md) ---
     from metapkg.agent3md.package import find_document
 
     if find_document(path) is not None:
@@ -58,9 +58,9 @@ def load_package(
         return Loaded(model, (*diags, *files.check(path, display)))
     # -- agent.3md: a folder with a .3md is loaded (and judged) by metapkg/agent3md ---------
     if kind == "agent":
-        from metapkg.agent3md.package import find_document, load_agent
+        from metapkg.agent3md.package import documents, load_agent
 
-        if find_document(path) is not None:
+        if documents(path):  # <name>.3md, or a stray .3md beside AGENTS.md (an error)
             name = folder_name if folder_name is not None else path.name
             return Loaded(*load_agent(path, display, name))
     # -- end agent.3md ----------------------------------------------------------------------
