@@ -12,9 +12,11 @@ import os
 
 import pytest
 from conftest import FIXTURES, REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from metapkg.agent3md import Provisioned, provision
+from metapkg.agent3md import Provisioned, provision, validate
 from metapkg.diagnostics import PackageError
 
 SOURCE = FIXTURES / "agent3md" / "catalog" / "agents" / "dev" / "dev.3md"
@@ -91,3 +93,24 @@ def test_an_invalid_agent_is_refused_with_diagnostics(text: str, rules: list[str
         provision(text, "x.3md")
     assert [d.rule for d in raised.value.diagnostics] == rules
     assert all(d.path == "x.3md" for d in raised.value.diagnostics)
+
+
+_PIECES = [
+    "---\n", "3md: 1.0\n", "agent: a\n", "@plane ", "z=0 ", "z=1 ", "z=1e999 ", 'label="x" ',
+    'label="', "kind=identity ", 'triggers="a" ', 'inputs="p:string?, q" ', 'tool="rg {p}" ',
+    "'", '"', "\\", "\n", "[[z=1]]", "[[z=1|", "```\n", "\r\n", "\ufeff", "\u2028", "é", "\t",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40), st.booleans())
+def test_any_text_is_judged_or_refused_never_crashes(pieces: list[str], head: bool) -> None:
+    text = ("---\n3md: 1.0\nagent: a\n---\n" if head else "") + "".join(pieces)
+    report = validate(text)
+    try:
+        out = provision(text, "a.3md")
+    except PackageError as exc:
+        rules = {d.rule for d in exc.diagnostics}  # the validator's errors, or naming ones
+        assert rules and (not report.ok or rules <= {"skill-name", "name"})
+    else:
+        assert report.ok and provision(text, "a.3md") == out
