@@ -13,10 +13,11 @@ The contract, from the bottom up:
     source line.
 
 ``find_document(folder) -> Path | None`` and ``load_agent(folder, display, folder_name)``
-    A folder holding ``<folder name>.3md`` or ``agent.3md`` is an agent package. ``metapkg.packages.load`` calls
-    these, so ``load_package`` returns a plain ``Agent`` (kind ``"agent"``, ``source`` =
-    the folder) whose dependencies come from ``dependencies.skills`` /
-    ``dependencies.mcps``. ``check_document(path, display)`` checks a lone .3md file.
+    A folder holding ``<folder name>.3md`` or ``agent.3md`` is an agent package.
+    ``metapkg.packages.load`` calls these, so ``load_package`` returns a plain ``Agent``
+    (kind ``"agent"``, ``source`` = the folder) whose dependencies come from
+    ``dependencies.skills`` / ``dependencies.mcps``. ``check_document(path, display)``
+    checks a lone .3md file.
 
 ``provision(text, filename) -> Provisioned``
     What hosts get, as bytes, with no filesystem access and byte-stable output:
