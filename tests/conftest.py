@@ -249,6 +249,38 @@ def make_agent(
     return _package(root, "agents", "AGENTS.md", name, version, scope, skills, mcps, "")
 
 
+THREE_MD_PLANES = (
+    '@plane z=0 label="{name}" kind=identity\n# {name}\n\nRoute each request to a skill.\n\n'
+    '@plane z=1 label="search" kind=skill triggers="find, search" inputs="pattern:string" '
+    'tool="rg {{pattern}}"\n# Skill: search\n\nFind code by regex.\n'
+)
+
+
+def make_agent_3md(
+    root: Path,
+    name: str,
+    version: str = "1.0.0",
+    scope: str | None = "acme",
+    skills: list[str] | None = None,
+    mcps: list[str] | None = None,
+    extra: str = "",
+    planes: str = THREE_MD_PLANES,
+) -> Path:
+    """An agent.3md package: agents/<name>/<name>.3md (+ CHANGELOG.md); returns the folder."""
+    folder = root / "agents" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ["---", "3md: 1.0", "axis: skill", f"agent: {name}", f"version: {version}"]
+    lines += [f"scope: {scope}"] if scope else []
+    lines += [f"description: The {name} agent.", "tools: rg"]
+    lines += [f"dependencies.skills: {', '.join(skills)}"] if skills else []
+    lines += [f"dependencies.mcps: {', '.join(mcps)}"] if mcps else []
+    lines += [extra.rstrip("\n")] if extra else []
+    text = "\n".join([*lines, "---", planes.format(name=name)])
+    (folder / f"{name}.3md").write_text(text)
+    write_changelog(folder, version)
+    return folder
+
+
 def make_mcp(root: Path, fqn: str, args: list[str] | None = None, **fields: Any) -> Path:
     folder = root / "mcps"
     folder.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,14 @@ def check(paths: list[str]) -> CheckReport:
             raise UsageError.single("usage", display, "no such file or folder")
         if path.is_file() and path.name in ("SKILL.md", "AGENTS.md"):
             path, display = path.parent, str(Path(display).parent)
+        # -- agent.3md: a lone .3md file is checked as a document (metapkg/agent3md) --------
+        if path.is_file() and path.suffix == ".3md":
+            from metapkg.agent3md.package import check_document
+
+            diagnostics.extend(check_document(path, display))
+            packages += 1
+            continue
+        # -- end agent.3md ------------------------------------------------------------------
         if is_catalog(path):
             found = check_catalog(path, display)
             packages += _count_entries(path)
@@ -45,8 +53,9 @@ def check(paths: list[str]) -> CheckReport:
                 error(
                     "layout",
                     display,
-                    "not a package or catalog: expected a folder with SKILL.md or AGENTS.md, "
-                    "an MCP .json file, or a catalog with agents/, skills/ or mcps/",
+                    "not a package or catalog: expected a folder with SKILL.md, AGENTS.md or "
+                    "<name>.3md, an MCP .json file, a .3md file, or a catalog with agents/, "
+                    "skills/ or mcps/",
                 )
             ]
         diagnostics.extend(found)

@@ -54,7 +54,7 @@ def _layout_problem(entry: Path, kind: Kind, bucket: str) -> str | None:
     if entry.is_file():
         return f"{bucket}/ holds only package folders; move this file out"
     if found is None:
-        expected = "AGENTS.md" if kind == "agent" else "SKILL.md"
+        expected = "AGENTS.md (or <name>.3md)" if kind == "agent" else "SKILL.md"
         return f"{bucket}/<name>/ must contain {expected}; add it or move this entry out"
     article = "an" if kind == "agent" else "a"
     return f"this is a {found}, not {article} {kind}; move it to {found}s/"

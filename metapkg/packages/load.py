@@ -34,6 +34,12 @@ def detect_kind(path: Path) -> Kind | None:
         return "skill"
     if (path / "AGENTS.md").is_file():
         return "agent"
+    # -- agent.3md: an agent folder may hold <name>.3md or agent.3md (metapkg/agent3md) ---
+    from metapkg.agent3md.package import find_document
+
+    if find_document(path) is not None:
+        return "agent"
+    # -- end agent.3md ----------------------------------------------------------------------
     return None
 
 
@@ -51,6 +57,14 @@ def load_package(
     if kind == "mcp":
         model, diags = mcp.load(path, display)
         return Loaded(model, (*diags, *files.check(path, display)))
+    # -- agent.3md: a folder with a .3md is loaded (and judged) by metapkg/agent3md ---------
+    if kind == "agent":
+        from metapkg.agent3md.package import documents, load_agent
+
+        if documents(path):  # <name>.3md, or a stray .3md beside AGENTS.md (an error)
+            name = folder_name if folder_name is not None else path.name
+            return Loaded(*load_agent(path, display, name))
+    # -- end agent.3md ----------------------------------------------------------------------
     return _load_markdown(
         path, display, kind, folder_name if folder_name is not None else path.name
     )
@@ -60,7 +74,8 @@ def _not_a_package(display: str) -> Diagnostic:
     return error(
         "layout",
         display,
-        "not a package: expected a folder with SKILL.md or AGENTS.md, or an MCP .json file",
+        "not a package: expected a folder with SKILL.md, AGENTS.md or <name>.3md, or an MCP "
+        ".json file",
     )
 
 
