@@ -31,6 +31,7 @@ from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages import changelog
 from metapkg.packages.frontmatter import Frontmatter
 from metapkg.packages.models import Agent
+from metapkg.packages.names import NAME
 from metapkg.packages.rules import fields, files, unicode
 
 SUFFIX = ".3md"
@@ -166,7 +167,7 @@ def _name_rules(
             f"add 'agent: <kebab-case-name>'",
             line,
         )
-    elif name.key == "agent" and not fields.NAME.match(name.value):
+    elif name.key == "agent" and not NAME.match(name.value):
         yield error(
             "name",
             shown,
