@@ -180,3 +180,32 @@ def layered(count: int = 30) -> lockfmt.Lockfile:
         )
     packages += [package("mcp", fqn, None) for fqn in mcps]
     return lock(packages, [("agent", a) for a in agents] + [("skill", upper[-1])])
+
+
+# Names and versions a hostile package could carry: each tries to leave its label (Mermaid,
+# DOT, SVG, a <script> block, a Markdown fence or <details>) or to fool the reader.
+HOSTILE_NAMES = (
+    'evil/x"]; click n0 call alert(1) %%',
+    "evil/</details><script>alert(1)</script>",
+    "evil/```\n</code>&amp;{{end}}",
+    "evil/a\\N\\l#quot;#60;",
+    "evil/rtl\u202egnp.exe",
+)
+HOSTILE_VERSION = '1.0.0"><img src=x onerror=alert(1)>'
+
+
+def hostile() -> lockfmt.Lockfile:
+    """Packages whose names and versions try to break out of every medium."""
+    first, *others = HOSTILE_NAMES
+    server = "evil/<svg onload=alert(1)>"
+
+    def origin(index: int) -> str:
+        return f"{GH}/evil/catalog/tree/main/skills/s{index}"
+
+    packages = [package("skill", first, HOSTILE_VERSION, skills=tuple(others), origin=origin(0))]
+    packages += [
+        package("skill", name, "1.0.0", origin=origin(i), mcps=(server,) if i == 1 else ())
+        for i, name in enumerate(others, start=1)
+    ]
+    packages.append(package("mcp", server, None, origin=f"{GH}/evil/catalog/tree/main/mcps/s.json"))
+    return lock(packages, [("skill", first)])

@@ -19,7 +19,7 @@ import unicodedata
 from typing import Any
 
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-_MERMAID_SAFE = re.compile(r"[A-Za-z0-9 ._/@+:-]")
+_MERMAID_SAFE = re.compile(r"[A-Za-z0-9 ._/@+:·→-]")  # · and →: what labels join parts with
 _DOT_SPECIAL = {"\\": "\\\\", '"': '\\"', "&": "&amp;"}
 
 

@@ -42,9 +42,10 @@ def label(node: Node) -> str:
     return f"{text}<br>{escape.mermaid(second)}" if second else text
 
 
-def flowchart(view: View) -> list[str]:
+def flowchart(view: View, legend: bool = True) -> list[str]:
+    """The lines of a flowchart; ``legend`` adds a comment that explains the shapes."""
     ids = view.ids()
-    lines = ["flowchart LR", LEGEND]
+    lines = ["flowchart LR", LEGEND] if legend else ["flowchart LR"]
     if not view.nodes:
         return [*lines, '  empty["no packages"]']
     for node in view.nodes:
