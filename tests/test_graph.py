@@ -21,12 +21,14 @@ import pytest
 from browser import embedded_json
 from conftest import assert_ok, make_skill, run_cli
 from golden import assert_matches
+from hypothesis import given
+from hypothesis import strategies as st
 
 from metapkg.actions.graph import graph
 from metapkg.diagnostics import LockError, MetapkgError
 from metapkg.diff import render
 from metapkg.diff.compare import compare, with_alerts
-from metapkg.graph import changes, escape, layout, model
+from metapkg.graph import changes, escape, layout, model, ordering
 from metapkg.lock.integrity import tree_hash
 
 
@@ -251,6 +253,19 @@ def test_layout_orders_layers_to_avoid_crossings() -> None:
     result = layout.layered([(40, 20)] * 4, [(0, 3), (1, 2)])
     (_, ya), (_, yb), (_, yc), (_, yd) = result.centres
     assert (ya < yb) == (yd < yc)
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=25))
+def test_crossings_are_counted_exactly(pairs: list[tuple[int, int]]) -> None:
+    # Two layers of six vertices (0-5 above, 6-11 below); count by brute force too.
+    down: list[list[int]] = [[] for _ in range(12)]
+    for a, b in dict.fromkeys(pairs):
+        down[a].append(b + 6)
+    edges = [(a, b - 6) for a in range(6) for b in down[a]]
+    brute = sum(
+        1 for i, (a, b) in enumerate(edges) for c, d in edges[i + 1 :] if (a - c) * (b - d) < 0
+    )
+    assert ordering.crossings([list(range(6)), list(range(6, 12))], down) == brute
 
 
 def test_cycles_self_loops_and_dangling_edges_still_draw(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-_FORMATS = ("mermaid", "dot", "svg", "html", "json")  # metapkg.graph.registry.FORMATS
-
 
 def _depth(text: str) -> int:
     try:
@@ -20,13 +18,15 @@ def _depth(text: str) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from metapkg.graph.registry import FORMATS
+
     parser.add_argument(
         "fqn", nargs="?", metavar="FQN", help="draw only this package and what it pulls in"
     )
     parser.add_argument("--why", metavar="FQN", help="draw only the chains that pull FQN in")
     parser.add_argument(
         "--format",
-        choices=_FORMATS,
+        choices=list(FORMATS),
         help="mermaid (default), dot, svg, html (offline page: pan, zoom, click) or json; "
         "-o FILE picks it from the file's suffix",
     )

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
 from metapkg.graph import escape, svg
-from metapkg.graph.model import Node, View
+from metapkg.graph.model import Key, Node, View
 
 _BODY_LINES = 40  # of a CHANGELOG entry shown in the panel
 
@@ -74,18 +75,20 @@ def page(view: View) -> str:
     )
 
 
+Reference = Callable[[Key], list[str | None]]  # [node id or None when not drawn, label]
+
+
 def _packages(view: View) -> dict[str, Any]:
     """Each drawn node's lock entry, by node id, for the side panel."""
     ids = view.ids()
-    labels = {node.key: f"{node.kind} {node.fqn}" for node in view.nodes}
 
-    def ref(key: tuple[str, str]) -> list[str | None]:
-        return [ids.get(key), labels.get(key, f"{key[0]} {key[1]}")]  # type: ignore[arg-type]
+    def ref(key: Key) -> list[str | None]:
+        return [ids.get(key), f"{key[0]} {key[1]}"]
 
     return {ids[node.key]: _entry(node, ref) for node in view.nodes}
 
 
-def _entry(node: Node, ref: Any) -> dict[str, Any]:
+def _entry(node: Node, ref: Reference) -> dict[str, Any]:
     entry = node.entry
     head = node.changelog
     body = head.body.strip("\n").splitlines() if head else []

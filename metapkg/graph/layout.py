@@ -1,12 +1,12 @@
 """A layered (Sugiyama-style) layout, left to right, in pure Python.
 
 Why our own and not a library: the graphs are small (tens to a few thousand packages),
-the output must be identical on every machine (the svg and html are reviewed and
-snapshot-tested), and metapkg must draw them without a system package. Graphviz ``dot``
+the same lock must give the same picture on every machine (a picture attached to a review
+must not depend on who drew it), and metapkg must draw without a system package. Graphviz ``dot``
 lays out better but is not everywhere, and using it only "when present" would make the
 same lock draw differently on two machines; ``--format dot`` is there for people who have
 it. grandalf, the pure-Python Sugiyama library on PyPI, has had no release since 2023.
-The classic steps fit in one small module:
+The classic steps fit in this module and :mod:`metapkg.graph.ordering`:
 
 1. cycles (only a hand-edited lock has them) are broken by reversing the back edges of a
    depth-first search; the reversed edges are still drawn in their true direction;
@@ -15,10 +15,14 @@ The classic steps fit in one small module:
 3. an edge that spans several layers gets a dummy vertex in each, so it bends around
    the boxes in between;
 4. the order inside each layer comes from barycentre sweeps, down and up, keeping the
-   order with the fewest crossings (counted exactly, with a Fenwick tree);
+   order with the fewest crossings (:mod:`metapkg.graph.ordering`);
 5. vertical positions: each vertex is pulled to the mean of its neighbours while the
    order and the spacing stay exact: a weighted isotonic regression (pool adjacent
-   violators) per layer, a few sweeps each way.
+   violators) per layer, a few sweeps each way;
+6. edges run level through each column (where the spacing keeps them clear of the boxes)
+   and curve only in the gaps between columns.
+
+Unconnected parts of the graph are laid out one by one and stacked.
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from metapkg.graph import ordering
+
 Point = tuple[float, float]
 
-_SWEEPS = 12  # ordering passes (each one down or up)
 _BALANCE = 8  # positioning passes each way
 _DUMMY_WEIGHT = 2.0  # long edges pull harder toward a straight line
 _LOOP = 18.0  # how far a self-loop reaches out
@@ -132,7 +137,7 @@ def _connected(
     sizes: Sequence[tuple[float, float]], edges: Sequence[tuple[int, int]], spacing: Spacing
 ) -> Layout:
     graph = _build(sizes, edges)
-    rows = _order(graph)
+    rows = ordering.order(graph.layer, graph.down, graph.up)
     columns = _columns(graph, rows, spacing)
     ys = _rows(graph, rows, spacing)
     return _assemble(graph, edges, columns, ys)
@@ -212,71 +217,6 @@ def _longest_path_layers(count: int, edges: Sequence[tuple[int, int]]) -> list[i
             if waiting[child] == 0:
                 ready.append(child)
     return layer
-
-
-# -- order within layers -------------------------------------------------------------------
-
-
-def _order(graph: _Graph) -> list[list[int]]:
-    depth = max(graph.layer, default=-1) + 1
-    rows: list[list[int]] = [[] for _ in range(depth)]
-    for vertex, layer in enumerate(graph.layer):
-        rows[layer].append(vertex)
-    best, fewest = [row[:] for row in rows], _crossings(graph, rows)
-    for sweep in range(_SWEEPS):
-        downward = sweep % 2 == 0
-        layers = range(1, depth) if downward else range(depth - 2, -1, -1)
-        for layer in layers:
-            neighbour_row = rows[layer - 1] if downward else rows[layer + 1]
-            links = graph.up if downward else graph.down
-            rows[layer] = _by_barycentre(rows[layer], neighbour_row, links)
-        found = _crossings(graph, rows)
-        if found < fewest:
-            best, fewest = [row[:] for row in rows], found
-        if fewest == 0:
-            break
-    return best
-
-
-def _by_barycentre(row: list[int], neighbours: list[int], links: list[list[int]]) -> list[int]:
-    position = {vertex: index for index, vertex in enumerate(neighbours)}
-
-    def key(item: tuple[int, int]) -> tuple[float, int]:
-        index, vertex = item
-        linked = [position[v] for v in links[vertex]]
-        return (sum(linked) / len(linked) if linked else float(index), index)
-
-    return [vertex for _, vertex in sorted(enumerate(row), key=key)]
-
-
-def _crossings(graph: _Graph, rows: list[list[int]]) -> int:
-    total = 0
-    for upper, lower in itertools.pairwise(rows):
-        position = {vertex: index for index, vertex in enumerate(lower)}
-        pairs = sorted(
-            (index, position[child])
-            for index, vertex in enumerate(upper)
-            for child in graph.down[vertex]
-        )
-        total += _inversions([b for _, b in pairs], len(lower))
-    return total
-
-
-def _inversions(values: list[int], size: int) -> int:
-    """How many pairs appear in decreasing order (a Fenwick tree over 0..size-1)."""
-    tree = [0] * (size + 1)
-    count = 0
-    for seen, value in enumerate(values):
-        index, at_most = value + 1, 0
-        while index > 0:
-            at_most += tree[index]
-            index -= index & -index
-        count += seen - at_most
-        index = value + 1
-        while index <= size:
-            tree[index] += 1
-            index += index & -index
-    return count
 
 
 # -- coordinates ---------------------------------------------------------------------------
