@@ -1,7 +1,7 @@
 """Open a `metapkg graph --format html` page in a real headless Chromium and check it.
 
-Drives Chromium through the DevTools protocol on a loopback websocket (a minimal client
-below: the standard library has none), so the check sees what a user would: console
+Drives Chromium through the DevTools protocol on a loopback websocket (tests/devtools.py),
+so the check sees what a user would: console
 errors, uncaught exceptions, Content-Security-Policy violations, any network request,
 every node drawn with a size, a real mouse click filling the side panel, wheel zoom and
 drag pan moving the picture; then it takes a screenshot.
@@ -16,146 +16,16 @@ from __future__ import annotations
 import argparse
 import base64
 import json
-import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1400,900",
-    "--remote-debugging-address=127.0.0.1",
-    "--remote-debugging-port=0",
-)
-
-
-def chromium() -> str | None:
-    found = CHROMIUM if os.access(CHROMIUM, os.X_OK) else shutil.which("chromium")
-    return found
-
-
-# -- a minimal websocket client (RFC 6455), loopback only -----------------------------------
-
-
-class _WebSocket:
-    def __init__(self, url: str, timeout: float) -> None:
-        parsed = urlparse(url)
-        if parsed.hostname not in ("127.0.0.1", "localhost"):
-            raise ValueError(f"refusing a non-loopback DevTools address: {url}")
-        self.sock = socket.create_connection((parsed.hostname, parsed.port or 80), timeout=timeout)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            f"GET {parsed.path} HTTP/1.1\r\nHost: {parsed.netloc}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        self.buffer = b""
-        while b"\r\n\r\n" not in self.buffer:
-            self.buffer += self._recv()
-        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
-        if b" 101 " not in head.split(b"\r\n")[0]:
-            raise ConnectionError(f"websocket handshake refused: {head[:200]!r}")
-
-    def _recv(self) -> bytes:
-        chunk = self.sock.recv(1 << 16)
-        if not chunk:
-            raise ConnectionError("DevTools closed the connection")
-        return chunk
-
-    def _exact(self, size: int) -> bytes:
-        while len(self.buffer) < size:
-            self.buffer += self._recv()
-        data, self.buffer = self.buffer[:size], self.buffer[size:]
-        return data
-
-    def send(self, text: str) -> None:
-        payload, mask = text.encode(), os.urandom(4)
-        header = bytearray([0x81])
-        if len(payload) < 126:
-            header.append(0x80 | len(payload))
-        elif len(payload) < 1 << 16:
-            header += bytes([0x80 | 126]) + len(payload).to_bytes(2, "big")
-        else:
-            header += bytes([0x80 | 127]) + len(payload).to_bytes(8, "big")
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(bytes(header) + mask + masked)
-
-    def receive(self) -> str:
-        message = b""
-        while True:
-            first, second = self._exact(2)
-            size = second & 0x7F
-            if size == 126:
-                size = int.from_bytes(self._exact(2), "big")
-            elif size == 127:
-                size = int.from_bytes(self._exact(8), "big")
-            data = self._exact(size)
-            opcode = first & 0x0F
-            if opcode == 8:
-                raise ConnectionError("DevTools closed the websocket")
-            if opcode in (0, 1, 2):
-                message += data
-                if first & 0x80:
-                    return message.decode()
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-class DevTools:
-    """Commands and events of one page target."""
-
-    def __init__(self, url: str, timeout: float = 30.0) -> None:
-        self.socket = _WebSocket(url, timeout)
-        self.events: list[dict[str, Any]] = []
-        self.last_id = 0
-
-    def call(self, method: str, **params: Any) -> dict[str, Any]:
-        self.last_id += 1
-        self.socket.send(json.dumps({"id": self.last_id, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.socket.receive())
-            if message.get("id") == self.last_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                result: dict[str, Any] = message.get("result", {})
-                return result
-            self.events.append(message)
-
-    def wait_for(self, method: str) -> dict[str, Any]:
-        for event in self.events:
-            if event.get("method") == method:
-                return event
-        while True:
-            message: dict[str, Any] = json.loads(self.socket.receive())
-            self.events.append(message)
-            if message.get("method") == method:
-                return message
-
-    def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
-        if "exceptionDetails" in result:
-            raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    def close(self) -> None:
-        self.socket.close()
-
+import devtools
 
 # -- the check ------------------------------------------------------------------------------
 
@@ -213,11 +83,11 @@ def _problems_in(events: list[dict[str, Any]], page_url: str) -> list[str]:
     return found
 
 
-def _mouse(tools: DevTools, kind: str, x: float, y: float, **extra: Any) -> None:
+def _mouse(tools: devtools.DevTools, kind: str, x: float, y: float, **extra: Any) -> None:
     tools.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, **extra)
 
 
-def _interact(tools: DevTools, node_id: str, fqn: str) -> list[str]:
+def _interact(tools: devtools.DevTools, node_id: str, fqn: str) -> list[str]:
     """A real click on a node, then wheel zoom and a drag; what did not work."""
     problems = []
     x, y = tools.evaluate(_CENTRE % json.dumps(node_id))
@@ -243,34 +113,14 @@ def _interact(tools: DevTools, node_id: str, fqn: str) -> list[str]:
 def check(html: Path, screenshot: Path, expected: int, browser: str | None = None) -> Report:
     """Load ``html`` in a fresh headless Chromium; ``expected`` nodes must be drawn."""
     started = time.monotonic()
-    browser = browser or chromium()
-    if browser is None:
-        raise FileNotFoundError("no Chromium: apt-get install -y chromium")
     report = Report(nodes_expected=expected)
-    with tempfile.TemporaryDirectory(prefix="metapkg-chromium-") as profile:
-        process = subprocess.Popen(
-            [browser, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            tools = DevTools(_page_websocket(Path(profile)))
-            try:
-                _run(tools, html, screenshot, report)
-            finally:
-                tools.close()
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with devtools.page(browser) as tools:
+        _run(tools, html, screenshot, report)
     report.seconds = time.monotonic() - started
     return report
 
 
-def _run(tools: DevTools, html: Path, screenshot: Path, report: Report) -> None:
+def _run(tools: devtools.DevTools, html: Path, screenshot: Path, report: Report) -> None:
     for domain in ("Runtime", "Log", "Page", "Network"):
         tools.call(f"{domain}.enable")
     url = html.resolve().as_uri()
@@ -295,28 +145,6 @@ def _run(tools: DevTools, html: Path, screenshot: Path, report: Report) -> None:
     screenshot.write_bytes(base64.b64decode(shot["data"]))
     report.screenshot = screenshot
     report.problems += _problems_in(tools.events, url)
-
-
-def _page_websocket(profile: Path, timeout: float = 30.0) -> str:
-    """Chromium writes its DevTools port to DevToolsActivePort once it listens."""
-    deadline = time.monotonic() + timeout
-    marker = profile / "DevToolsActivePort"
-    while not marker.exists() or not marker.read_text().strip():
-        if time.monotonic() > deadline:
-            raise TimeoutError("Chromium did not start its DevTools server")
-        time.sleep(0.05)
-    port = int(marker.read_text().splitlines()[0])
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    while True:
-        with opener.open(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as answer:
-            targets = json.load(answer)
-        pages = [t for t in targets if t.get("type") == "page"]
-        if pages:
-            url: str = pages[0]["webSocketDebuggerUrl"]
-            return url
-        if time.monotonic() > deadline:
-            raise TimeoutError("Chromium opened no page")
-        time.sleep(0.05)
 
 
 # -- Mermaid, as GitHub draws it ------------------------------------------------------------
@@ -348,36 +176,20 @@ _MERMAID_RENDER = """(async () => {
 def render_mermaid(mermaid_js: Path, diagrams: dict[str, str]) -> dict[str, Any]:
     """Render each Mermaid text with the real Mermaid library in headless Chromium:
     {name: {"labels": [...], "edges": n, "active": n} or {"error": "..."}}."""
-    browser = chromium()
-    if browser is None:
-        raise FileNotFoundError("no Chromium: apt-get install -y chromium")
     with tempfile.TemporaryDirectory(prefix="metapkg-mermaid-") as folder:
-        page = Path(folder) / "page.html"
-        page.write_text(_MERMAID_PAGE, encoding="utf-8")
+        html = Path(folder) / "page.html"
+        html.write_text(_MERMAID_PAGE, encoding="utf-8")
         shutil.copy(mermaid_js, Path(folder) / "mermaid.min.js")
-        profile = Path(folder) / "profile"
-        process = subprocess.Popen(
-            [browser, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            tools = DevTools(_page_websocket(profile))
-            try:
-                tools.call("Page.enable")
-                tools.call("Page.navigate", url=page.as_uri())
-                tools.wait_for("Page.loadEventFired")
-                result = tools.call(
-                    "Runtime.evaluate",
-                    expression=_MERMAID_RENDER % json.dumps(diagrams),
-                    awaitPromise=True,
-                    returnByValue=True,
-                )
-            finally:
-                tools.close()
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+        with devtools.page() as tools:
+            tools.call("Page.enable")
+            tools.call("Page.navigate", url=html.as_uri())
+            tools.wait_for("Page.loadEventFired")
+            result = tools.call(
+                "Runtime.evaluate",
+                expression=_MERMAID_RENDER % json.dumps(diagrams),
+                awaitPromise=True,
+                returnByValue=True,
+            )
     if "exceptionDetails" in result:
         raise RuntimeError(f"rendering failed: {result['exceptionDetails']}")
     found: dict[str, Any] = result["result"]["value"]

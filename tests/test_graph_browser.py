@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import browser
+import devtools
 import graph_locks
 import pytest
 from conftest import assert_ok, run_cli
@@ -22,7 +23,7 @@ from metapkg.diff.compare import compare
 from metapkg.graph import changes, escape, mermaid, model
 
 needs_chromium = pytest.mark.skipif(
-    browser.chromium() is None,
+    devtools.chromium() is None,
     reason="needs Debian's chromium (apt-get install -y chromium); see scripts/browser-check",
 )
 MERMAID_JS = os.environ.get("METAPKG_MERMAID_JS")
