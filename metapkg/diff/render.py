@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from metapkg.diff.compare import Change
+from metapkg.graph.changes import markdown_section
 from metapkg.untrusted import printable
 
 _SYMBOL = {"added": "+", "removed": "-", "upgraded": "↑", "downgraded": "↓", "changed": "~"}
@@ -145,6 +146,7 @@ def markdown(changes: Sequence[Change], title: str) -> str:
             )
         )
     out.append("")
+    out += markdown_section(changes)
     for change in changes:
         details = _markdown_details(change)
         if details:

@@ -1,0 +1,68 @@
+"""metapkg graph [FQN] [--why FQN] [--format FORMAT] [--depth N] [-o FILE]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _depth(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of edges, got {text!r}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from metapkg.graph.registry import FORMATS
+
+    parser.add_argument(
+        "fqn", nargs="?", metavar="FQN", help="draw only this package and what it pulls in"
+    )
+    parser.add_argument("--why", metavar="FQN", help="draw only the chains that pull FQN in")
+    parser.add_argument(
+        "--format",
+        choices=list(FORMATS),
+        help="mermaid (default), dot, svg, html (offline page: pan, zoom, click) or json; "
+        "-o FILE picks it from the file's suffix",
+    )
+    parser.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="same as --format json"
+    )
+    parser.add_argument("--depth", type=_depth, metavar="N", help="at most N edges from the focus")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from metapkg.actions.graph import graph
+    from metapkg.cli.output import status
+    from metapkg.graph import registry
+
+    fmt = args.format
+    if fmt is None and args.output:
+        fmt = registry.for_suffix(Path(args.output).suffix)
+    picture = graph(Path.cwd(), fmt or registry.DEFAULT, args.fqn, args.why, args.depth)
+    if not args.output:
+        sys.stdout.write(picture.text)
+        return 0
+    _write(Path(args.output), picture.text)
+    status(
+        f"wrote {args.output} ({picture.packages} packages, {picture.dependencies} dependencies)",
+        args.quiet,
+    )
+    return 0
+
+
+def _write(path: Path, text: str) -> None:
+    from metapkg.diagnostics import MetapkgError
+
+    try:
+        path.write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise MetapkgError.single(
+            "output", str(path), f"cannot write the graph: {exc.strerror}"
+        ) from None
