@@ -27,7 +27,20 @@ def graph(
 ) -> Picture:
     """``fqn``: only what it pulls in; ``why``: only the chains to it (from ``fqn`` when
     given, else from the project's direct dependencies); ``depth``: edges from the focus."""
-    lock, _, roots = load_graph(project)
+    lock, _, _ = load_graph(project)
+    return draw(lock, project, fmt, fqn, why, depth)
+
+
+def draw(
+    lock: lockfmt.Lockfile,
+    project: Path,
+    fmt: str,
+    fqn: str | None = None,
+    why: str | None = None,
+    depth: int | None = None,
+) -> Picture:
+    """The picture of a lock already read (``graph`` reads the project's)."""
+    roots = list(dict.fromkeys((r.kind, r.fqn) for r in lock.requires))
     full = model.from_lock(lock)
     starts = _named(full, fqn) if fqn else roots
     if why:

@@ -30,11 +30,13 @@ _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _REPO = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9._-]+$")
 _INTEGRITY = re.compile(r"^sha256:[0-9a-f]{64}$")
+_VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+-]{0,99}$")
 _RELATIVE = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9._/-]{1,200}$")
 _SHAPES = {
     _COMMIT: "a commit SHA (40 lowercase hex digits)",
     _REPO: "an owner/repo name",
     _INTEGRITY: "an integrity hash (sha256:<64 hex digits>)",
+    _VERSION: "a version (letters, digits, '.', '+' and '-')",
 }
 
 
@@ -366,8 +368,18 @@ class _Reader:
             kind=kind,
             fqn=self._fqn(kind, item, *where),
             origin=self._origin(self.get(item, "origin", str, *where), *where),
-            version=self.get(item, "version", str, *where, optional=True),
+            version=self._range(self.get(item, "version", str, *where, optional=True), where),
         )
+
+    def _range(self, text: str | None, where: tuple[str, int]) -> str | None:
+        from metapkg.packages.semver import Range, RangeError
+
+        if text is None:
+            return None
+        try:
+            return Range.parse(text).text
+        except RangeError as exc:
+            raise self.fail(str(exc), *where, "version") from None
 
     def _package(self, item: Any, index: int) -> LockedPackage:
         from metapkg.packages.names import is_valid_fqn
@@ -386,7 +398,9 @@ class _Reader:
         return LockedPackage(
             kind=kind,
             fqn=self._fqn(kind, item, *where),
-            version=self.get(item, "version", str, *where, optional=True),
+            version=self._matching(
+                self.get(item, "version", str, *where, optional=True), _VERSION, *where
+            ),
             origin=self._origin(self.get(item, "origin", str, *where), *where),
             commit=self._matching(
                 self.get(item, "commit", str, *where, optional=True), _COMMIT, *where
