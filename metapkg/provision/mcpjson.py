@@ -53,7 +53,7 @@ def merge(
     for name in owned_before:
         current.pop(name, None)
     for name in sorted(servers):
-        entry = placeholders.substitute(dict(servers[name]), values)
+        entry = placeholders.substitute(dict(servers[name]), values, f"{FILENAME} {name}")
         if name in current and current[name] != entry:
             raise ProvisionError.single(
                 "name-collision",
