@@ -3,10 +3,11 @@
 Looked at, in order:
 
 * a folder with SKILL.md is one skill (its scripts/ and references/ are its own files);
+* a folder named ``agents``, ``skills`` or ``mcps`` is that bucket of a catalog;
 * the catalog buckets ``agents/<name>/AGENTS.md``, ``skills/<name>/SKILL.md`` and
   ``mcps/<file>.json``, including group folders inside a bucket: dot-folders such as
   ``skills/.curated/<name>/`` and plain folders that hold packages
-  (``skills/document-skills/pdf/``);
+  (``skills/document-skills/pdf/``); files beside the packages of a group are its own;
 * without buckets, skills at the top level (``<name>/SKILL.md``) or one group below it
   (``<group>/<name>/SKILL.md``);
 * a root AGENTS.md is an agent package when it has frontmatter or nothing else was
@@ -51,6 +52,9 @@ def discover(root: Path, display: str) -> Discovery:
     if (root / MANIFEST_FILES["skill"]).is_file():
         result.packages.append(Found(root, display, "skill"))
         return result
+    if root.resolve().name in BUCKETS:  # `metapkg check skills/`: the bucket itself
+        _bucket(root, display, BUCKETS[root.resolve().name], result, nested=False)
+        return result
     buckets = [b for b in BUCKETS if (root / b).is_dir()]
     for bucket in buckets:
         _bucket(root / bucket, _join(display, bucket), BUCKETS[bucket], result, nested=False)
@@ -83,6 +87,8 @@ def _bucket(folder: Path, display: str, kind: Kind, result: Discovery, nested: b
                 _bucket(entry, shown, kind, result, nested=True)
         elif entry.is_dir() and found is None and not nested and _holds(entry, kind):
             _bucket(entry, shown, kind, result, nested=True)
+        elif nested and entry.is_file() and kind != "mcp":
+            continue  # a group's README and the like
         else:
             result.layout.append(error("layout", shown, _layout_problem(entry, kind, found)))
 

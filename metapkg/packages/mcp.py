@@ -208,6 +208,8 @@ def _command_problem(command: str) -> str | None:
             "must continue after the placeholder with a relative path inside it, such as "
             "${workspaceDir}/node_modules/.bin/server"
         )
+    if not rooted and "$" in command:
+        return "uses '$'; a command may only start with ${workspaceDir}/ or ${sharedDir}/"
     if not rooted and ("/" in command or "\\" in command or re.match(r"^[A-Za-z]:", command)):
         return (
             "is a path; use a bare executable name (npx, node, python, uvx) and let PATH "

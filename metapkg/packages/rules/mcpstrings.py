@@ -111,14 +111,15 @@ def check_control(config: dict[str, Any], line_of: LineOf, display: str) -> Iter
         top = field.split(".")[0].split("[")[0]
         found = sorted({c for c in text if _control(c, strict=top in _PATH_FIELDS)})
         if found:
-            names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'control')}" for c in found)
+            names = ", ".join(f"U+{ord(c):04X} {_describe(c)}" for c in found)
             yield error(
                 "mcp-control-char",
                 display,
                 f"{field or 'a key'} holds control characters ({names}); delete them: these "
                 f"strings are shown to reviewers in a terminal, where such characters can hide "
                 f"or rewrite text",
-                line_of(json.dumps(text)[1:-1][:20]),
+                line_of(json.dumps(text, ensure_ascii=False)[1:-1][:20])
+                or line_of(json.dumps(text)[1:-1][:20]),
             )
 
 
@@ -134,6 +135,13 @@ def _all_strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             where = placeholders.field_path(path, key)
             yield f"{where} (the key)", key
             yield from _all_strings(item, where)
+
+
+_CONTROL_NAMES = {"\x1b": "ESCAPE", "\n": "LINE FEED", "\r": "CARRIAGE RETURN", "\t": "TAB"}
+
+
+def _describe(char: str) -> str:
+    return unicodedata.name(char, "") or _CONTROL_NAMES.get(char, "CONTROL CHARACTER")
 
 
 def _control(char: str, strict: bool) -> bool:
