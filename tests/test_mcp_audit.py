@@ -116,7 +116,7 @@ def test_a_command_may_start_with_a_placeholder_and_nothing_else(tmp_path: Path)
         {"args": ["\x1b[2Kok"]},  # ESC: rewrites the terminal line
         {"args": ["a\u202eb"]},  # bidi override
         {"args": ["one\ntwo"]},  # a fake second line in a reviewed arg
-        {"command": "npx\t"},
+        {"command": "npx\r"},
         {"env": {"A": "\x07bell"}},
         {"env": {"A\x1b": "x"}},  # in a key
         {"custom": {"note": "\x9bC1 CSI"}},
@@ -126,8 +126,8 @@ def test_control_characters_are_errors_in_every_string(tmp_path: Path, fields: A
     assert "mcp-control-char" in _rules(tmp_path, **fields)
 
 
-def test_tab_and_newline_are_fine_outside_command_and_args(tmp_path: Path) -> None:
-    assert _rules(tmp_path, env={"PEM": "line1\nline2\tx"}, note="a\tb") == set()
+def test_tab_anywhere_and_newline_outside_command_and_args_are_fine(tmp_path: Path) -> None:
+    assert _rules(tmp_path, args=["a\tb"], env={"PEM": "line1\nline2\tx"}, note="a\nb") == set()
 
 
 # -- mcp-format -------------------------------------------------------------------------

@@ -37,11 +37,12 @@ def run(args: argparse.Namespace) -> int:
     from metapkg.cli.output import paint, print_diagnostics
     from metapkg.profiles.registry import rule
 
-    report = check(args.paths or ["."], args.profile or ["metaagents"])
+    profiles = list(dict.fromkeys(args.profile or ["metaagents"]))
+    report = check(args.paths or ["."], profiles)
     if args.json:
         payload = {
             "ok": report.errors == 0,
-            "profiles": list(dict.fromkeys(args.profile or ["metaagents"])),
+            "profiles": profiles,
             "diagnostics": [_as_json(d.as_json(), rule(d.rule)) for d in report.diagnostics],
         }
         print(json.dumps(payload, indent=2))
@@ -57,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"note: {note}")
     if not args.quiet:
         noun = "package" if report.packages == 1 else "packages"
+        dialects = "" if profiles == ["metaagents"] else f" as {', '.join(profiles)}"
         summary = (
-            f"checked {report.packages} {noun}: {report.errors} error(s), "
+            f"checked {report.packages} {noun}{dialects}: {report.errors} error(s), "
             f"{report.warnings} warning(s)"
         )
         print(paint(summary, "error" if report.errors else "ok"))

@@ -26,7 +26,8 @@ ENV_VAR = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")
 # "~/x", "--dir ~/x", "--dir=~/x", "PATH:~/bin": a home folder only a shell would expand.
 HOME = re.compile(r"(?:^|[\s=:])~(?:[/\\]|$)")
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_PATH_FIELDS = ("command", "args")  # one line each: not even a tab or a newline
+# One line each: a newline in a reviewed command line could forge the next line.
+_ONE_LINE_FIELDS = ("command", "args")
 
 
 def check_args(config: dict[str, Any], line_of: LineOf, display: str) -> Iterator[Diagnostic]:
@@ -109,7 +110,7 @@ def check_placeholders(
 def check_control(config: dict[str, Any], line_of: LineOf, display: str) -> Iterator[Diagnostic]:
     for field, text in _all_strings(config, ""):
         top = field.split(".")[0].split("[")[0]
-        found = sorted({c for c in text if _control(c, strict=top in _PATH_FIELDS)})
+        found = sorted({c for c in text if _control(c, one_line=top in _ONE_LINE_FIELDS)})
         if found:
             names = ", ".join(f"U+{ord(c):04X} {_describe(c)}" for c in found)
             yield error(
@@ -144,9 +145,9 @@ def _describe(char: str) -> str:
     return unicodedata.name(char, "") or _CONTROL_NAMES.get(char, "CONTROL CHARACTER")
 
 
-def _control(char: str, strict: bool) -> bool:
+def _control(char: str, one_line: bool) -> bool:
     if char in BIDI:
         return True
-    if unicodedata.category(char) != "Cc":
+    if unicodedata.category(char) != "Cc" or char == "\t":
         return False
-    return strict or char not in "\t\n"
+    return one_line or char != "\n"
