@@ -1,19 +1,30 @@
-"""``metapkg check``: judge package folders, MCP files or whole catalogs."""
+"""``metapkg check``: judge packages, catalogs and repositories in one or more profiles."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, UsageError, error
-from metapkg.packages.catalog import BUCKETS, check_catalog, is_catalog
-from metapkg.packages.load import detect_kind, load_package
+from metapkg.packages.discover import discover
+from metapkg.packages.load import MANIFEST_FILES
+from metapkg.packages.models import Kind
+from metapkg.profiles import registry
+from metapkg.profiles.base import Target
+
+NOTHING_FOUND = (
+    "no package found: metapkg looks for <name>/SKILL.md folders (under skills/, its "
+    "dot-folders such as skills/.curated/, or at the top level), agents/<name>/AGENTS.md, "
+    "mcps/<namespace>_<short>.json, or a SKILL.md / AGENTS.md in this folder"
+)
 
 
 @dataclass(frozen=True)
 class CheckReport:
     diagnostics: tuple[Diagnostic, ...]
     packages: int
+    notes: tuple[str, ...] = ()  # what discovery passed over (shown with -v)
 
     @property
     def errors(self) -> int:
@@ -24,16 +35,18 @@ class CheckReport:
         return sum(d.severity == "warning" for d in self.diagnostics)
 
 
-def check(paths: list[str]) -> CheckReport:
+def check(paths: list[str], profiles: Sequence[str] = (registry.DEFAULT,)) -> CheckReport:
+    """Run every profile in ``profiles`` over the packages found at each path."""
+    names = list(dict.fromkeys(profiles))
+    runners = [registry.profile(name) for name in names]
     diagnostics: list[Diagnostic] = []
+    notes: list[str] = []
     packages = 0
     for raw in paths:
         path = Path(raw)
         display = raw.rstrip("/\\") or raw
         if not path.exists():
             raise UsageError.single("usage", display, "no such file or folder")
-        if path.is_file() and path.name in ("SKILL.md", "AGENTS.md"):
-            path, display = path.parent, str(Path(display).parent)
         # -- agent.3md: a lone .3md file is checked as a document (metapkg/agent3md) --------
         if path.is_file() and path.suffix == ".3md":
             from metapkg.agent3md.package import check_document
@@ -42,31 +55,30 @@ def check(paths: list[str]) -> CheckReport:
             packages += 1
             continue
         # -- end agent.3md ------------------------------------------------------------------
-        if is_catalog(path):
-            found = check_catalog(path, display)
-            packages += _count_entries(path)
-        elif detect_kind(path) is not None:
-            found = list(load_package(path, display).diagnostics)
-            packages += 1
-        else:
-            found = [
-                error(
-                    "layout",
-                    display,
-                    "not a package or catalog: expected a folder with SKILL.md, AGENTS.md or "
-                    "<name>.3md, an MCP .json file, a .3md file, or a catalog with agents/, "
-                    "skills/ or mcps/",
-                )
-            ]
-        diagnostics.extend(found)
-    return CheckReport(tuple(diagnostics), packages)
+        targets, layout, passed_over = _targets(path, display)
+        notes.extend(passed_over)
+        packages += len(targets)
+        if registry.DEFAULT in names:
+            diagnostics.extend(layout)
+        if not targets and not (layout and registry.DEFAULT in names):
+            diagnostics.append(error("layout", display, NOTHING_FOUND))
+        for target in targets:
+            for runner in runners:
+                diagnostics.extend(runner.check(target))
+        for runner in runners:
+            diagnostics.extend(runner.check_set(targets))
+    return CheckReport(tuple(diagnostics), packages, tuple(notes))
 
 
-def _count_entries(root: Path) -> int:
-    return sum(
-        1
-        for bucket in BUCKETS
-        if (root / bucket).is_dir()
-        for entry in (root / bucket).iterdir()
-        if not entry.name.startswith(".")
-    )
+def _targets(path: Path, display: str) -> tuple[list[Target], list[Diagnostic], list[str]]:
+    if path.is_file():
+        if path.name in MANIFEST_FILES.values():
+            kind: Kind = "skill" if path.name == MANIFEST_FILES["skill"] else "agent"
+            folder = path.parent
+            return [Target(folder, str(Path(display).parent), kind, folder.name)], [], []
+        if path.suffix == ".json":
+            return [Target(path, display, "mcp", path.stem)], [], []
+        return [], [], []
+    found = discover(path, display)
+    targets = [Target(f.path, f.display, f.kind, f.path.name) for f in found.packages]
+    return targets, found.layout, found.notes

@@ -27,8 +27,13 @@ GITIGNORE_BLOCK = """\
 
 
 def init(project: Path) -> list[str]:
-    """Write a starter metapkg.yaml and .gitignore entries; return what was written."""
-    written = []
+    """Write a starter metapkg.yaml and .gitignore entries; return what was written.
+
+    Everything is read before anything is written, and each file is replaced atomically:
+    an unreadable .gitignore stops init with nothing changed.
+    """
+    from metapkg.textio import read_utf8, write_atomic
+
     path = project / manifest.FILENAME
     if path.exists():
         raise ManifestError.single(
@@ -36,17 +41,20 @@ def init(project: Path) -> list[str]:
             manifest.FILENAME,
             "metapkg.yaml already exists; edit it or use `metapkg add`",
         )
-    path.write_text(manifest.STARTER, encoding="utf-8")
-    written.append(manifest.FILENAME)
     gitignore = project / ".gitignore"
-    existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+    try:
+        existing = read_utf8(gitignore, "manifest", ".gitignore")
+    except FileNotFoundError:
+        existing = ""
+    write_atomic(path, manifest.STARTER)
+    written = [manifest.FILENAME]
     if ".metapkg/" not in existing.splitlines():
         separator = (
             ""
             if not existing or existing.endswith("\n\n")
             else ("\n" if existing.endswith("\n") else "\n\n")
         )
-        gitignore.write_text(existing + separator + GITIGNORE_BLOCK, encoding="utf-8")
+        write_atomic(gitignore, existing + separator + GITIGNORE_BLOCK)
         written.append(".gitignore")
     return written
 

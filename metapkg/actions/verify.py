@@ -142,6 +142,8 @@ def _compare_servers(project: Path, lock: lockfmt.Lockfile) -> list[Drift]:
         where = f'{mcpjson.FILENAME} mcpServers["{name}"]'
         if name not in present:
             drifts.append(Drift("missing", where))
-        elif present[name] != placeholders.substitute(dict(servers.get(name) or {}), values):
+        elif present[name] != placeholders.substitute(
+            dict(servers.get(name) or {}), values, f"metapkg.lock {name}"
+        ):
             drifts.append(Drift("modified", where, "differs from the locked server config"))
     return drifts

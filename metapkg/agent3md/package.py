@@ -98,7 +98,9 @@ def load_agent(
         return None, tuple(diags)
     description, _ = metadata.description(document)
     scope = document.metadata.get("scope")
-    agent = Agent("agent", name.value, scope, version, description or "", deps, folder, entries)
+    agent = Agent(
+        "agent", name.value, scope, version, description or "", deps, folder, changelog=entries
+    )
     return agent, tuple(diags)
 
 

@@ -34,6 +34,12 @@ class Frontmatter:
         return self.data.line(*key)
 
 
+def opens_frontmatter(text: str) -> bool:
+    """Whether the file starts with the ``---`` line that opens frontmatter."""
+    first = text.removeprefix("\ufeff").split("\n", 1)[0]
+    return first.rstrip() == "---"
+
+
 def split(text: str) -> tuple[str, str, int]:
     """Return (frontmatter text, body, body line) or raise :class:`FrontmatterProblem`."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")

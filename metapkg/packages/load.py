@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from metapkg.diagnostics import Diagnostic, error
-from metapkg.packages import changelog, mcp, metaskill
-from metapkg.packages.frontmatter import FrontmatterProblem, parse
-from metapkg.packages.models import Agent, Kind, Package, Skill
-from metapkg.packages.rules import fields, files, unicode
+from metapkg.packages import changelog, mcp, metaskill, plain
+from metapkg.packages.frontmatter import Frontmatter, FrontmatterProblem, opens_frontmatter, parse
+from metapkg.packages.models import Agent, ChangelogEntry, Dependency, Kind, Package, Skill
+from metapkg.packages.rules import agentskills, fields, files, unicode
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
 from metapkg.safefile import read_regular
 
@@ -44,12 +46,25 @@ def detect_kind(path: Path) -> Kind | None:
 
 
 def load_package(
-    path: Path, display: str, kind: Kind | None = None, folder_name: str | None = None
+    path: Path,
+    display: str,
+    kind: Kind | None = None,
+    folder_name: str | None = None,
+    *,
+    consumer: bool = False,
 ) -> Loaded:
     """Load the package at ``path`` (a folder, or an MCP file); ``display`` names it.
 
     ``folder_name`` overrides the name the ``name-dir`` rule compares against (a package at
     the root of a downloaded archive has no meaningful folder name of its own).
+
+    ``consumer`` is install's reading. A SKILL.md or AGENTS.md that declares neither
+    ``version`` nor ``dependencies`` is a plain Agent Skills / agents.md file: it loads as
+    a leaf package with one ``not-metaagents`` warning instead of the version and
+    CHANGELOG errors, and its Agent Skills field findings are warnings. In every package,
+    a name that differs from its folder is a warning (Agent Skills clients warn and load
+    anyway); the package is then provisioned under its folder name. ``check`` (the author's
+    reading, ``consumer=False``) keeps all of these errors.
     """
     kind = kind or detect_kind(path)
     if kind is None:
@@ -65,9 +80,10 @@ def load_package(
             name = folder_name if folder_name is not None else path.name
             return Loaded(*load_agent(path, display, name))
     # -- end agent.3md ----------------------------------------------------------------------
-    return _load_markdown(
-        path, display, kind, folder_name if folder_name is not None else path.name
+    reading = _Reading(
+        path, display, kind, folder_name if folder_name is not None else path.name, consumer
     )
+    return _load_markdown(reading)
 
 
 def _not_a_package(display: str) -> Diagnostic:
@@ -79,59 +95,97 @@ def _not_a_package(display: str) -> Diagnostic:
     )
 
 
-def _load_markdown(folder: Path, display: str, kind: Kind, folder_name: str) -> Loaded:
-    filename = MANIFEST_FILES[kind]
-    shown = f"{display}/{filename}"
+@dataclass(frozen=True)
+class _Reading:
+    folder: Path
+    display: str
+    kind: Kind
+    folder_name: str
+    consumer: bool
+
+    @property
+    def shown(self) -> str:
+        return f"{self.display}/{MANIFEST_FILES[self.kind]}"
+
+
+def _load_markdown(r: _Reading) -> Loaded:
+    filename = MANIFEST_FILES[r.kind]
     try:
-        text = read_regular(folder / filename, follow=False).decode("utf-8")
+        text = read_regular(r.folder / filename, follow=False).decode("utf-8")
     except FileNotFoundError:
-        return Loaded(None, (error("layout", display, f"{filename} is missing"),))
+        return Loaded(None, (error("layout", r.display, f"{filename} is missing"),))
     except UnicodeDecodeError:
-        return Loaded(None, (error("frontmatter", shown, f"{filename} is not UTF-8 text"),))
+        return Loaded(None, (error("frontmatter", r.shown, f"{filename} is not UTF-8 text"),))
     except OSError as exc:  # a link, a FIFO, a device, too large, unreadable
-        return Loaded(None, (error("layout", shown, f"cannot read {filename}: {exc.strerror}"),))
-    diags: list[Diagnostic] = [*files.check(folder, display), *unicode.check(text, shown)]
+        message = f"cannot read {filename}: {exc.strerror}"
+        return Loaded(None, (error("layout", r.shown, message),))
+    diags: list[Diagnostic] = [*files.check(r.folder, r.display), *unicode.check(text, r.shown)]
+    if r.consumer and r.kind == "agent" and not opens_frontmatter(text):
+        return Loaded(*plain.agent_without_frontmatter(r.folder, r.shown, r.folder_name, diags))
     try:
         fm = parse(text)
     except FrontmatterProblem as exc:
-        diags.append(error("frontmatter", shown, exc.message, exc.line))
+        diags.append(error("frontmatter", r.shown, exc.message, exc.line))
         return Loaded(None, tuple(diags))
-    diags.extend(fields.check_name(fm, shown, folder_name))
-    diags.extend(fields.check_scope(fm, shown))
-    diags.extend(fields.check_description(fm, shown))
-    diags.extend(fields.check_version(fm, shown))
-    diags.extend(fields.check_prereqs(fm, shown, kind))
+    is_plain = r.consumer and not plain.declares_metaagents(fm)
+    found = [*_field_rules(fm, r, is_plain)]
     deps, dep_diags = parse_dependencies(
-        fm.fields.get("dependencies"), fm.line, DependencyContext(shown)
+        fm.fields.get("dependencies"), fm.line, DependencyContext(r.shown)
     )
-    diags.extend(dep_diags)
-    entries, changelog_diags = changelog.check(folder, display, fm.fields.get("version"))
-    diags.extend(changelog_diags)
-    name, scope = fm.fields.get("name"), fm.fields.get("scope")
-    version, description = fm.fields.get("version"), fm.fields.get("description")
+    found.extend(dep_diags)
+    entries: tuple[ChangelogEntry, ...] = ()
+    if not is_plain:
+        entries, changelog_diags = changelog.check(r.folder, r.display, fm.fields.get("version"))
+        found.extend(changelog_diags)
+    name = fm.fields.get("name")
     if not isinstance(name, str):
-        return Loaded(None, tuple(diags))
+        return Loaded(None, (*diags, *found))
+    if is_plain:
+        found = [*plain.lenient(found), plain.not_metaagents(fm, r.folder, r.shown, r.kind, name)]
+    elif r.consumer:
+        found = list(plain.name_dir_lenient(found))
+    diags.extend(found)
     # What could be read is kept even when a rule failed: check reports every finding,
     # and install stops on the errors anyway.
-    scope = scope if isinstance(scope, str) else None
-    version = version if isinstance(version, str) else None
-    description = description if isinstance(description, str) else ""
-    if kind == "agent":
-        agent = Agent("agent", name, scope, version, description, deps, folder, entries)
-        return Loaded(agent, tuple(diags))
-    program, program_diags = metaskill.check(fm, folder, shown)
+    common = _common_fields(fm, r, name, is_plain, deps)
+    if r.kind == "agent":
+        return Loaded(Agent(**common, changelog=entries), tuple(diags))
+    program, program_diags = metaskill.check(fm, r.folder, r.shown)
     diags.extend(program_diags)
     prereqs = fm.fields.get("prereqs")
     skill = Skill(
-        "skill",
-        name,
-        scope,
-        version,
-        description,
-        deps,
-        folder,
+        **common,
         prereqs=prereqs if isinstance(prereqs, str) else None,
         metaskill=program,
         changelog=entries,
     )
     return Loaded(skill, tuple(diags))
+
+
+def _field_rules(fm: Frontmatter, r: _Reading, is_plain: bool) -> Iterator[Diagnostic]:
+    yield from fields.check_name(fm, r.shown, r.folder_name)
+    yield from fields.check_scope(fm, r.shown)
+    yield from fields.check_description(fm, r.shown)
+    if not is_plain:
+        yield from fields.check_version(fm, r.shown)
+    yield from fields.check_prereqs(fm, r.shown, r.kind)
+    yield from agentskills.check_optional(fm, r.shown)
+
+
+def _common_fields(
+    fm: Frontmatter, r: _Reading, name: str, is_plain: bool, deps: tuple[Dependency, ...]
+) -> dict[str, Any]:
+    scope, version = fm.fields.get("scope"), fm.fields.get("version")
+    description = fm.fields.get("description")
+    return {
+        "kind": r.kind,
+        "name": name,
+        "scope": scope if isinstance(scope, str) else None,
+        "version": version if isinstance(version, str) else None,
+        "description": description if isinstance(description, str) else "",
+        "dependencies": deps,
+        "source": r.folder,
+        "metaagents": not is_plain,
+        "metadata_version": agentskills.metadata_version(fm),
+        "folder_name": r.folder_name if r.consumer and r.folder_name not in ("", name) else None,
+    }

@@ -1,7 +1,13 @@
 """MCP server configs (``mcps/<namespace>_<short>.json``): parse and judge.
 
-The four cross-platform rules of MetaAgents are checked here: a bare executable as
-``command``, no shell wrappers, literal ``args`` and placeholders only for paths.
+The four cross-platform rules of MetaAgents are checked here and in
+:mod:`metapkg.packages.rules.mcpstrings`: a bare executable as ``command``, no shell
+wrappers, literal ``args`` and ``env``, and placeholders only for paths.
+
+The spec lists ``command`` among the fields that may hold a placeholder, and also asks
+for a bare executable name there. Both hold: a command may *start* with
+``${workspaceDir}/`` or ``${sharedDir}/`` followed by a relative path (the host makes it
+absolute and platform-correct, so nothing is hardcoded); any other path is an error.
 """
 
 from __future__ import annotations
@@ -15,10 +21,10 @@ from typing import Any
 
 from metapkg import jsonsafe
 from metapkg.diagnostics import Diagnostic, error
-from metapkg.packages import placeholders
 from metapkg.packages.models import Mcp
 from metapkg.packages.names import MAX_MCP_NAME as MAX_NAME
 from metapkg.packages.names import REGISTRY_NAME
+from metapkg.packages.rules import jsonindent, mcpstrings
 from metapkg.packages.semver import is_semver
 from metapkg.safefile import read_regular
 
@@ -26,7 +32,9 @@ SHELLS = {
     "sh", "bash", "zsh", "dash", "ksh", "csh", "tcsh", "fish",
     "cmd", "powershell", "pwsh",
 }  # fmt: skip
-_ENV_VAR = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")
+# Names Windows resolves through PATHEXT; on other hosts they do not exist.
+WINDOWS_SHIMS = (".cmd", ".bat", ".exe", ".com", ".ps1")
+_PLACEHOLDER_ROOT = re.compile(r"^\$\{(workspaceDir|sharedDir)\}/")
 
 
 def filename_for(name: str) -> str:
@@ -69,7 +77,7 @@ def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
 
 def judge(config: dict[str, Any], text: str, filename: str, display: str) -> Iterator[Diagnostic]:
     yield from _check_name(config, text, filename, display)
-    yield from _check_format(config, text, display)
+    yield from _check_format(text, display)
     if "dependencies" in config or "dependencies" in (config.get("_meta") or {}):
         yield error(
             "mcp-leaf",
@@ -79,8 +87,14 @@ def judge(config: dict[str, Any], text: str, filename: str, display: str) -> Ite
             _line_of(text, '"dependencies"'),
         )
     yield from _check_command(config, text, display)
-    yield from _check_args(config, text, display)
-    yield from _check_placeholders(config, text, display)
+
+    def line_of(needle: str) -> int | None:
+        return _line_of(text, needle)
+
+    yield from mcpstrings.check_args(config, line_of, display)
+    yield from mcpstrings.check_env(config, line_of, display)
+    yield from mcpstrings.check_placeholders(config, line_of, display)
+    yield from mcpstrings.check_control(config, line_of, display)
 
 
 def _check_name(
@@ -118,15 +132,16 @@ def _check_name(
         )
 
 
-def _check_format(config: dict[str, Any], text: str, display: str) -> Iterator[Diagnostic]:
-    pretty = json.dumps(config, indent=2, ensure_ascii=False) + "\n"
-    ascii_pretty = json.dumps(config, indent=2) + "\n"
-    if text not in (pretty, ascii_pretty):
+def _check_format(text: str, display: str) -> Iterator[Diagnostic]:
+    found = jsonindent.problem(text)
+    if found is not None:
+        line, what = found
         yield error(
             "mcp-format",
             display,
-            "the file must be pretty-printed JSON with 2-space indent and a trailing newline "
-            "(python -m json.tool --indent 2 gives that form)",
+            f"{what}; MCP configs are JSON indented by 2 spaces per level with a trailing "
+            f"newline (python -m json.tool --indent 2, or Prettier, gives that form)",
+            line,
         )
 
 
@@ -144,24 +159,9 @@ def _check_command(config: dict[str, Any], text: str, display: str) -> Iterator[
     if not isinstance(command, str) or not command.strip():
         yield error("mcp-command", display, "'command' must be a non-empty string", line)
         return
-    base = command.lower().removesuffix(".exe")
-    if "/" in command or "\\" in command or re.match(r"^[A-Za-z]:", command):
-        yield error(
-            "mcp-command",
-            display,
-            f"command {command!r} is a path; use a bare executable name (npx, node, python, "
-            f"uvx) and let PATH find it on every OS",
-            line,
-        )
-    elif base in SHELLS:
-        yield error(
-            "mcp-command",
-            display,
-            f'command {command!r} is a shell; shells and wrappers like ["bash", "-c", ...] '
-            f"break on other platforms. Call the server's executable directly (or a small node "
-            f"script of your own)",
-            line,
-        )
+    problem = _command_problem(command)
+    if problem:
+        yield error("mcp-command", display, f"command {command!r} {problem}", line)
     args = config.get("args")
     if isinstance(args, list):
         for first, second in itertools.pairwise(args):
@@ -179,44 +179,35 @@ def _check_command(config: dict[str, Any], text: str, display: str) -> Iterator[
                 )
 
 
-def _check_args(config: dict[str, Any], text: str, display: str) -> Iterator[Diagnostic]:
-    args = config.get("args")
-    if args is None:
-        return
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        yield error(
-            "mcp-args",
-            display,
-            "'args' must be an array of strings",
-            _line_of(text, '"args"'),
+def _command_problem(command: str) -> str | None:
+    rooted = _PLACEHOLDER_ROOT.match(command)
+    rest = command[rooted.end() :] if rooted else command
+    if rooted and (not rest or ".." in rest.split("/") or "\\" in rest or "$" in rest):
+        return (
+            "must continue after the placeholder with a relative path inside it, such as "
+            "${workspaceDir}/node_modules/.bin/server"
         )
-        return
-    for index, arg in enumerate(args):
-        problem = None
-        if _ENV_VAR.search(placeholders.TOKEN.sub("", arg)):
-            problem = "uses a shell/OS environment variable"
-        elif arg.startswith("~/") or "=~/" in arg:
-            problem = "uses '~/' for the home folder"
-        if problem:
-            yield error(
-                "mcp-args",
-                display,
-                f"args[{index}] {arg!r} {problem}; args are passed verbatim. Use "
-                f"${{workspaceDir}} or ${{sharedDir}} for paths, or 'env' for settings",
-                _line_of(text, json.dumps(arg)),
-            )
-
-
-def _check_placeholders(config: dict[str, Any], text: str, display: str) -> Iterator[Diagnostic]:
-    for field, value in placeholders.strings(config):
-        for token in placeholders.unknown(value):
-            yield error(
-                "placeholder",
-                display,
-                f"{field} uses unknown placeholder {token}; only ${{workspaceDir}} and "
-                f"${{sharedDir}} are substituted (check the spelling)",
-                _line_of(text, token),
-            )
+    if not rooted and "$" in command:
+        return "uses '$'; a command may only start with ${workspaceDir}/ or ${sharedDir}/"
+    if not rooted and ("/" in command or "\\" in command or re.match(r"^[A-Za-z]:", command)):
+        return (
+            "is a path; use a bare executable name (npx, node, python, uvx) and let PATH "
+            "find it on every OS (or start it with ${workspaceDir}/ or ${sharedDir}/)"
+        )
+    base = rest.rsplit("/", 1)[-1].lower()
+    if base.removesuffix(".exe") in SHELLS:
+        return (
+            'is a shell; shells and wrappers like ["bash", "-c", ...] break on other '
+            "platforms. Call the server's executable directly (or a small node script of "
+            "your own)"
+        )
+    if base.endswith(WINDOWS_SHIMS):
+        bare = base.rsplit(".", 1)[0]
+        return (
+            f"is a Windows-only name; write {bare!r}: Windows finds {base!r} through PATHEXT "
+            f"and the bare name works on every host"
+        )
+    return None
 
 
 def _line_of(text: str, needle: str, occurrence: int = 1) -> int | None:

@@ -49,6 +49,18 @@ class Package:
     description: str
     dependencies: tuple[Dependency, ...]
     source: Path
+    # False for a plain Agent Skills / agents.md file (no MetaAgents version, dependencies,
+    # CHANGELOG or scope) that install accepts as a leaf package.
+    metaagents: bool = True
+    metadata_version: str | None = None  # Agent Skills ``metadata.version``, when present
+    # The folder name to provision under when it differs from ``name`` (install warns on
+    # the mismatch, as Agent Skills clients do, instead of refusing the package).
+    folder_name: str | None = None
+
+    @property
+    def provision_name(self) -> str:
+        """The folder name a host gets: the package's folder, which is ``name`` when valid."""
+        return self.folder_name or self.name
 
     @property
     def fqn(self) -> str:

@@ -61,7 +61,7 @@ def merge(
             del current[name]
     owned: dict[str, str] = {}
     for name in sorted(servers):
-        entry = placeholders.substitute(dict(servers[name]), values)
+        entry = placeholders.substitute(dict(servers[name]), values, f"{FILENAME} {name}")
         repairable = repair and name in owned_before
         if name in current and current[name] != entry and not repairable:
             raise ProvisionError.single(

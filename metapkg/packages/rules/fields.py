@@ -96,7 +96,11 @@ def check_version(fm: Frontmatter, path: str) -> Iterator[Diagnostic]:
     line = fm.line("version")
     if version is None:
         yield error(
-            "version", path, "missing required field 'version'; add a semver such as 1.0.0", 1
+            "version",
+            path,
+            "missing required field 'version'; add a semver such as 1.0.0 (a plain Agent "
+            "Skills file? judge it with `metapkg check --profile agentskills`)",
+            1,
         )
     elif isinstance(version, bool) or not isinstance(version, str):
         yield error(

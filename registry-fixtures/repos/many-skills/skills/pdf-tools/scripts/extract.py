@@ -1,0 +1,3 @@
+import sys
+
+print(f"would extract {sys.argv[1]}")
