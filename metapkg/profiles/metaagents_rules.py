@@ -324,7 +324,7 @@ RULES: tuple[Rule, ...] = (
     _check(
         "missing-label",
         "every skill plane of a .3md agent has a label",
-        "add label=\"...\" to the skill's @plane line",
+        'add label="..." to the skill\'s @plane line',
     ),
     _check(
         "unique-skill",
@@ -359,7 +359,7 @@ RULES: tuple[Rule, ...] = (
     _check(
         "triggers",
         "a skill plane says when to use it (triggers)",
-        "add triggers=\"...\" to the skill's @plane line",
+        'add triggers="..." to the skill\'s @plane line',
         "warning",
     ),
     _check(
