@@ -15,12 +15,13 @@ ALL_RULES = {
     "changelog-missing", "changelog-header", "changelog-version", "changelog-order",
     "layout", "mcp-json", "mcp-name", "mcp-filename", "mcp-format", "mcp-command",
     "mcp-args", "mcp-leaf", "placeholder", "metaskill-path", "metaskill-language",
-    "metaskill-file", "hidden-unicode", "fqn-unique", "link",
+    "metaskill-file", "metaskill-syntax", "metaskill-run", "body-length", "hidden-unicode",
+    "fqn-unique", "link",
 }  # fmt: skip
-WARNINGS = {"origin-object", "file-origin", "hidden-unicode"}
+WARNINGS = {"origin-object", "file-origin", "hidden-unicode", "body-length"}
 
 
-@pytest.mark.parametrize("catalog", ["valid", "shared-skills"])
+@pytest.mark.parametrize("catalog", ["valid", "shared-skills", "metaskills"])
 def test_valid_catalogs_pass_clean(catalog: str) -> None:
     result = run_cli("check", f"registry-fixtures/catalogs/{catalog}")
     assert result.code == 0, result.out

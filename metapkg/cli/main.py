@@ -26,6 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tree": ("metapkg.cli.tree", "print the resolved dependency graph"),
     "why": ("metapkg.cli.why", "print every chain that pulls a package in"),
     "check": ("metapkg.cli.check", "validate packages or whole catalogs"),
+    "run": ("metapkg.cli.run", "run an installed metaskill and print its result"),
+    "mcp": ("metapkg.cli.mcp", "serve run_metaskill to an agent as an MCP stdio server"),
     "diff": ("metapkg.cli.diff", "compare two lockfiles for review"),
     "verify": ("metapkg.cli.verify", "check that provisioned files match the lock"),
     "cache": ("metapkg.cli.cache", "show or clean the download cache"),

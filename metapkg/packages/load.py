@@ -101,6 +101,7 @@ def _load_markdown(folder: Path, display: str, kind: Kind, folder_name: str) -> 
     if kind == "agent":
         agent = Agent("agent", name, scope, version, description, deps, folder, entries)
         return Loaded(agent, tuple(diags))
+    diags.extend(fields.check_body(fm, shown))
     program, program_diags = metaskill.check(fm, folder, shown)
     diags.extend(program_diags)
     prereqs = fm.fields.get("prereqs")
