@@ -7,18 +7,24 @@ for its answer, so budgets, the command allowlist and the trace live in the pare
 
 Protocol: one JSON object per line on stdin/stdout (stdout carries nothing else).
 
-    parent -> child   {"language", "filename", "source", "input"}     once, first
+    parent -> child   {"language", "filename", "source", "input",     once, first
+                       "timeout"}
     child -> parent   {"type": "call", "name", "args", "kwargs"}      any number
     parent -> child   {"value": ...} | {"fail": "message"}            one per call
     child -> parent   {"type": "result", "value": ...}                last, or
                       {"type": "failure", "kind": ..., "message": ...}
 
 When the parent must stop the run (budget, timeout, cancellation) it kills the child.
+Should the parent itself die without that chance (SIGKILL), an alarm ends the child a
+little after the run's timeout instead of letting it loop on as an orphan (POSIX; a
+thread could not do it: the interpreter holds the GIL while it computes).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import signal
 import sys
 from typing import IO, Any
 
@@ -26,6 +32,7 @@ from metapkg.metaskills import runtimes
 from metapkg.metaskills.runtimes import HostCallError
 
 HOST_FUNCTIONS = ("ask", "command", "trace")
+ORPHAN_GRACE_SECONDS = 5.0
 
 
 class Channel:
@@ -58,6 +65,8 @@ class Channel:
 def main() -> int:
     channel = Channel(sys.stdin.buffer, sys.stdout.buffer)
     job = channel.receive()
+    if hasattr(signal, "alarm"):  # POSIX; SIGALRM's default action ends the process
+        signal.alarm(math.ceil(job["timeout"] + ORPHAN_GRACE_SECONDS))
     runtime = runtimes.get(job["language"])
     try:
         if runtime is None:

@@ -54,6 +54,7 @@ def execute(program: Program, input: dict[str, Any], services: Services) -> str:
                 "filename": program.filename,
                 "source": program.source,
                 "input": input,
+                "timeout": services.limits.timeout,
             }
         )
         return _serve(program, child, calls)
