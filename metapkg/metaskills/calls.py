@@ -123,9 +123,9 @@ class HostCalls:
         result = run_command(
             self.services.commands, argv, timeout, self.limits.max_command_result_chars
         )
-        shown = " ".join(argv) if isinstance(argv, list) else repr(argv)
-        outcome = "refused" if result.exit_code is None else f"exit {result.exit_code}"
-        self._report(f"command #{self.commands}: {shown[:200]} -> {outcome}")
+        shown = " ".join(map(str, argv)) if isinstance(argv, list) else repr(argv)
+        outcome = f"exit {result.exit_code}" if result.exit_code is not None else result.result
+        self._report(f"command #{self.commands}: {shown[:200]} -> {outcome.splitlines()[0][:200]}")
         return result.as_dict()
 
     def trace(self, kind: Any, data: Any = None) -> None:

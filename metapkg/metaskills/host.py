@@ -60,6 +60,8 @@ def execute(program: Program, input: dict[str, Any], services: Services) -> str:
         return _serve(program, child, calls)
     except Stop as stop:
         return f"error: {stop}"
+    except Exception as exc:  # a host bug must still honour the error: contract
+        return f"error: internal error in the metaskill host: {exc!r}"
     finally:
         child.close()
 
