@@ -8,6 +8,7 @@ it is slower, so it is only imported for edits.
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,9 @@ from metapkg.textio import read_utf8, write_atomic
 FILENAME = "metapkg.yaml"
 TARGETS = ("agents", "claude")
 DEFAULT_TARGETS = ("agents", "claude")
-_TOP_LEVEL = ("dependencies", "targets", "overrides", "trust")
+_TOP_LEVEL = ("dependencies", "targets", "overrides", "trust", "metaskills")
+# A bare executable name for metaskills.allow-commands: no path, no shell syntax.
+COMMAND_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
 
 STARTER = """\
 # metapkg.yaml: what this project needs. Edit by hand or with `metapkg add` / `metapkg remove`.
@@ -45,6 +48,7 @@ class Manifest:
     targets: tuple[str, ...] = DEFAULT_TARGETS
     overrides: Mapping[str, Origin] = field(default_factory=dict)
     trusted_metaskills: tuple[str, ...] = ()
+    allowed_commands: tuple[str, ...] = ()  # executables metaskill programs may run
 
     @property
     def project(self) -> Path:
@@ -92,9 +96,10 @@ def parse(text: str, path: Path) -> Manifest:
     targets = _targets(top.get("targets", list(DEFAULT_TARGETS)), data, display, diags)
     overrides = _overrides(top.get("overrides") or {}, data, path.parent, display, diags)
     trusted = _trust(top.get("trust") or {}, data, display, diags)
+    commands = _allowed_commands(top.get("metaskills") or {}, data, display, diags)
     if diags:
         raise ManifestError(diags)
-    return Manifest(path, deps, targets, overrides, trusted)
+    return Manifest(path, deps, targets, overrides, trusted, commands)
 
 
 def _targets(
@@ -145,6 +150,31 @@ def _trust(
         )
         return ()
     return tuple(globs)
+
+
+def _allowed_commands(
+    value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]
+) -> tuple[str, ...]:
+    """metaskills: {allow-commands: [pytest, git]}: what command() may start."""
+    fix = "'metaskills' must be a mapping like {allow-commands: [pytest, git]}"
+    if not isinstance(value, dict) or any(key != "allow-commands" for key in value):
+        diags.append(error("manifest", display, fix, data.line("metaskills")))
+        return ()
+    names = value.get("allow-commands") or []
+    if not isinstance(names, list) or not all(
+        isinstance(n, str) and COMMAND_NAME.match(n) for n in names
+    ):
+        diags.append(
+            error(
+                "manifest",
+                display,
+                "'metaskills.allow-commands' must be a list of bare executable names such "
+                "as pytest or git (no paths, no arguments)",
+                data.line("metaskills", "allow-commands"),
+            )
+        )
+        return ()
+    return tuple(names)
 
 
 # -- editing (round-trip) ----------------------------------------------------------------

@@ -17,7 +17,7 @@ from metapkg.profiles.registry import RULES, profile
 ALL_RULES = set(profile("metaagents").rules) - (set(ERROR_RULES + WARNING_RULES) - {"frontmatter"})
 
 
-@pytest.mark.parametrize("catalog", ["valid", "shared-skills"])
+@pytest.mark.parametrize("catalog", ["valid", "shared-skills", "metaskills"])
 def test_valid_catalogs_pass_clean(catalog: str) -> None:
     result = run_cli("check", f"registry-fixtures/catalogs/{catalog}")
     assert result.code == 0, result.out

@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "why": ("metapkg.cli.why", "print every chain that pulls a package in"),
     "graph": ("metapkg.cli.graph", "draw the resolved graph: mermaid, dot, svg, html or json"),
     "check": ("metapkg.cli.check", "validate packages or whole catalogs"),
+    "run": ("metapkg.cli.run", "run an installed metaskill and print its result"),
+    "mcp": ("metapkg.cli.mcp", "serve run_metaskill to an agent as an MCP stdio server"),
     "diff": ("metapkg.cli.diff", "compare two lockfiles for review"),
     "verify": ("metapkg.cli.verify", "check that provisioned files match the lock"),
     "cache": ("metapkg.cli.cache", "show or clean the download cache"),

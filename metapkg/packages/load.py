@@ -150,6 +150,7 @@ def _load_markdown(r: _Reading) -> Loaded:
     common = _common_fields(fm, r, name, is_plain, deps)
     if r.kind == "agent":
         return Loaded(Agent(**common, changelog=entries), tuple(diags))
+    diags.extend(fields.check_body(fm, r.shown))
     program, program_diags = metaskill.check(fm, r.folder, r.shown)
     diags.extend(program_diags)
     prereqs = fm.fields.get("prereqs")

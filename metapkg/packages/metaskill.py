@@ -2,7 +2,9 @@
 
 Rules from specs/metaskills.txt section 3: the program path is relative and stays inside
 the skill folder, the file is UTF-8 without frontmatter, no larger than 64 KiB, and the
-language is ``starlark``.
+language is ``starlark``. The language's runtime then checks the program statically: it
+must parse (``metaskill-syntax``) and define ``run(input)`` at the top level
+(``metaskill-run``). Nothing is evaluated; name errors inside functions show at run time.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import posixpath
 from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, error, warning
+from metapkg.metaskills import runtimes
 from metapkg.packages.frontmatter import Frontmatter
 from metapkg.packages.models import Metaskill
 from metapkg.safefile import read_regular
 
 DEFAULT_FILE = "SKILL.star"
-LANGUAGES = ("starlark",)
+LANGUAGES = runtimes.LANGUAGES
 MAX_BYTES = 64 * 1024
 MAX_READ_BYTES = 16 * MAX_BYTES  # past the limit it is only a warning, but reading stops here
 
@@ -70,11 +73,11 @@ def check(fm: Frontmatter, folder: Path, path: str) -> tuple[Metaskill | None, l
         )
     if diags:
         return None, diags
-    diags.extend(_check_file(folder, normal, path))
+    diags.extend(_check_file(folder, normal, path, str(language)))
     return Metaskill(normal, str(language)), diags
 
 
-def _check_file(folder: Path, relative: str, path: str) -> list[Diagnostic]:
+def _check_file(folder: Path, relative: str, path: str, language: str) -> list[Diagnostic]:
     program = folder / relative
     shown = f"{path.rsplit('/', 1)[0]}/{relative}" if "/" in path else relative
     try:
@@ -113,4 +116,16 @@ def _check_file(folder: Path, relative: str, path: str) -> list[Diagnostic]:
                 1,
             )
         )
+    if not any(d.severity == "error" for d in diags):
+        diags.extend(_check_program(text, relative, shown, language))
     return diags
+
+
+def _check_program(text: str, relative: str, shown: str, language: str) -> list[Diagnostic]:
+    runtime = runtimes.get(language)
+    if runtime is None:
+        return []
+    return [
+        error(f"metaskill-{problem.kind}", shown, problem.message, problem.line)
+        for problem in runtime.check(text, posixpath.basename(relative))
+    ]

@@ -141,6 +141,22 @@ RULES: tuple[Rule, ...] = (
         "the metaskill program exists, is UTF-8, has no frontmatter, stays under 64 KiB",
         "fix the program file the 'metaskill' field names",
     ),
+    _check(
+        "metaskill-syntax",
+        "the metaskill program parses as Starlark",
+        "fix the syntax error at the line the message names (`metapkg run` runs it)",
+    ),
+    _check(
+        "metaskill-run",
+        "the metaskill program defines a top-level def run(input)",
+        "add def run(input): ... returning a string or a dict with 'answer'",
+    ),
+    _check(
+        "body-length",
+        "a SKILL.md body stays under 20,000 characters (hosts load it whole)",
+        "move long reference material into references/ files the body points to",
+        "warning",
+    ),
     # -- MCP server configs ----------------------------------------------------------------
     _check(
         "mcp-json",

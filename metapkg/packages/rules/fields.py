@@ -1,17 +1,18 @@
-"""Frontmatter field rules: name, scope, description, version, prereqs."""
+"""Frontmatter field rules (name, scope, description, version, prereqs) and the body size."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
-from metapkg.diagnostics import Diagnostic, error
+from metapkg.diagnostics import Diagnostic, error, warning
 from metapkg.packages.frontmatter import Frontmatter
 from metapkg.packages.models import Kind
 from metapkg.packages.names import MAX_NAME, NAME, SCOPE
 from metapkg.packages.semver import is_semver
 
 MAX_DESCRIPTION = 1024
+MAX_BODY = 20_000  # specs/metaskills.txt: hosts may truncate longer skill bodies
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
@@ -143,4 +144,15 @@ def check_prereqs(fm: Frontmatter, path: str, kind: Kind) -> Iterator[Diagnostic
             path,
             "'prereqs' must be a string (a YAML literal block: 'prereqs: |' then indented lines)",
             line,
+        )
+
+
+def check_body(fm: Frontmatter, path: str) -> Iterator[Diagnostic]:
+    if len(fm.body) > MAX_BODY:
+        yield warning(
+            "body-length",
+            path,
+            f"the body is {len(fm.body)} characters; hosts may truncate skill bodies over "
+            f"{MAX_BODY}: move detail into reference files next to SKILL.md",
+            fm.body_line,
         )

@@ -1,0 +1,17 @@
+"""Running metaSKILLs (specs/metaskills.txt): a hermetic Starlark host.
+
+    installed.py         which skills the lock provisioned; trust; drift from the lock
+    runner.py            run_metaskill by name: look up, gate, check, execute
+    host.py              the parent: start the child, serve host calls, enforce the clock
+    child.py             the child process: the interpreter, with ask/command/trace stubs
+    calls.py             ask, command, trace as the parent serves them, with budgets
+    commands.py          the command allowlist and running an allowed command
+    askers.py            who answers ask(): scripted file, terminal, nobody
+    envelope.py          return normalisation, the result envelope, truncation
+    limits.py            budgets and their bounds
+    runtimes.py          language registry; starlark_runtime.py is the one entry
+    mcpserver.py         `metapkg mcp` (the only module that imports the MCP SDK)
+
+The interpreter is starlark-pyo3; starlark_runtime.py says why. Nothing here is imported
+unless a metaskill is run or checked.
+"""
