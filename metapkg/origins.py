@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import unquote
 
 ACCEPTED_FORMS = "https://github.com/<owner>/<repo>/tree/<ref>[/<path>] or file:<absolute-path>"
@@ -37,12 +38,33 @@ class GitHubOrigin:
     repo: str
     tree: str  # "<ref>/<path>" exactly as written after /tree/, split later
 
+    scheme: ClassVar[str] = "github"
+    host: ClassVar[str] = "github.com"
+    is_local: ClassVar[bool] = False
+
     def __str__(self) -> str:
         return f"https://github.com/{self.owner}/{self.repo}/tree/{self.tree}"
 
     @property
     def repo_id(self) -> str:
         return f"{self.owner}/{self.repo}"
+
+    @property
+    def repository(self) -> str:
+        """Where the package lives, without the ref: what `diff` calls its repository."""
+        return f"{self.host}/{self.repo_id}"
+
+    @property
+    def path_text(self) -> str:
+        """The path as written (ref and path), for guessing a package's kind from it."""
+        return self.tree
+
+    @property
+    def local(self) -> Path | None:
+        return None
+
+    def lock_text(self, project: Path) -> str:
+        return str(self)
 
     def splits(self) -> Iterator[tuple[str, str]]:
         """Every (ref, path) reading of ``tree``, shortest ref first."""
@@ -58,6 +80,9 @@ class GitHubOrigin:
 class FileOrigin:
     path: str  # absolute, forward slashes, no trailing slash ("/x/y" or "C:/x/y")
 
+    scheme: ClassVar[str] = "file"
+    is_local: ClassVar[bool] = True
+
     def __str__(self) -> str:
         return f"file:{self.path}"
 
@@ -65,8 +90,43 @@ class FileOrigin:
     def local_path(self) -> Path:
         return Path(self.path)
 
+    @property
+    def local(self) -> Path | None:
+        return Path(self.path)
+
+    @property
+    def repository(self) -> str:
+        return str(self)
+
+    @property
+    def path_text(self) -> str:
+        return self.path
+
+    def lock_text(self, project: Path) -> str:
+        """How the lock writes it: paths inside the project stay relative (``file:./x``),
+        so the lock does not depend on where the project was cloned."""
+        base = project.absolute().as_posix()
+        if self.path == base:
+            return "file:."
+        if self.path.startswith(base + "/"):
+            return "file:./" + self.path[len(base) + 1 :]
+        return str(self)
+
 
 Origin = GitHubOrigin | FileOrigin
+
+
+def split_range(text: str) -> tuple[str, str | None]:
+    """``https://github.com/.../tree/main/skills/x#^1.2`` -> (the URL, ``^1.2``).
+
+    A version range may ride on a GitHub tree URL as its fragment, so a dependency stays
+    one string that is still a valid, clickable URL. Only https origins carry one.
+    """
+    stripped = text.strip()
+    if not stripped.lower().startswith("https://") or "#" not in stripped:
+        return text, None
+    url, _, fragment = stripped.partition("#")
+    return url, unquote(fragment)
 
 
 def parse_origin(text: object, base_dir: Path | None = None) -> Origin:

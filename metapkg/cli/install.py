@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from metapkg import settings
 from metapkg.cli.output import Progress, status
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def add_fetch_options(parser: argparse.ArgumentParser, jobs: bool = True) -> Non
     parser.add_argument(
         "--offline",
         action="store_true",
-        default=os.environ.get("METAPKG_OFFLINE", "").lower() in ("1", "true", "yes", "on"),
+        default=settings.offline(),
         help="use only the download cache (also METAPKG_OFFLINE=1)",
     )
     if not jobs:
@@ -42,7 +42,7 @@ def add_fetch_options(parser: argparse.ArgumentParser, jobs: bool = True) -> Non
     parser.add_argument(
         "--jobs",
         type=_positive,
-        default=os.environ.get("METAPKG_JOBS", "16"),  # a string default is parsed by `type`
+        default=settings.jobs_text(),  # a string default is parsed by `type`
         metavar="N",
         help="parallel downloads (default 16)",
     )

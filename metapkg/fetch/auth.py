@@ -57,14 +57,9 @@ def from_environment() -> Token | None:
 
 
 def _marker() -> Path:
-    configured = os.environ.get("METAPKG_CONFIG_DIR")
-    if configured:
-        folder = Path(configured)
-    else:
-        from platformdirs import user_config_dir
+    from metapkg import settings
 
-        folder = Path(user_config_dir("metapkg", appauthor=False))
-    return folder / "token-in-keyring"
+    return settings.config_dir() / "token-in-keyring"
 
 
 def find() -> Token | None:

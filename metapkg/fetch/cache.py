@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from metapkg import jsonsafe
+from metapkg import jsonsafe, settings
 from metapkg.fetch import cachelock
 from metapkg.safefile import read_regular
 from metapkg.textio import write_atomic
@@ -45,12 +45,7 @@ class DamagedEntry(Exception):
 
 
 def cache_root() -> Path:
-    configured = os.environ.get("METAPKG_CACHE_DIR")
-    if configured:
-        return Path(configured).absolute()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("metapkg", appauthor=False))
+    return settings.cache_dir()
 
 
 class Cache:
@@ -175,7 +170,7 @@ class Cache:
 
     # -- cleaning ---------------------------------------------------------------------------
 
-    def clean(self, timeout: float = 30.0) -> int:
+    def clean(self, timeout: float | None = None) -> int:
         """Delete everything; return the number of bytes freed.
 
         Waits (up to ``timeout``) for running installs to finish; raises
@@ -183,7 +178,8 @@ class Cache:
         """
         if not self.root.exists():
             return 0
-        handle = cachelock.exclusive(self.root, timeout)
+        wait = settings.cache_lock_timeout() if timeout is None else timeout
+        handle = cachelock.exclusive(self.root, wait)
         try:
             size = _size(self.root)
             for entry in list(os.scandir(self.root)):

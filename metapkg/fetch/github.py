@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Generic, TypeVar
 from urllib.parse import quote
 
-from metapkg import jsonsafe
+from metapkg import jsonsafe, settings
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch import archive
 from metapkg.fetch.cache import Cache, DamagedEntry
@@ -64,7 +64,7 @@ class _Once(Generic[K, V]):
 
 
 def api_url() -> str:
-    return os.environ.get("METAPKG_GITHUB_API_URL", DEFAULT_API).rstrip("/")
+    return settings.github_api_url()
 
 
 class GitHubSource:

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -31,13 +30,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
 @dataclass(frozen=True)
 class Policy:
     attempts: int = 4
@@ -47,12 +39,18 @@ class Policy:
 
     @classmethod
     def from_environment(cls) -> Policy:
-        return cls(
-            attempts=int(_env_float("METAPKG_HTTP_ATTEMPTS", 4)),
-            backoff=_env_float("METAPKG_HTTP_BACKOFF", 0.25),
-            rate_limit_wait=_env_float("METAPKG_RATE_LIMIT_WAIT", 60.0),
-            timeout=_env_float("METAPKG_HTTP_TIMEOUT", 30.0),
-        )
+        """The policy METAPKG_HTTP_* and METAPKG_RATE_LIMIT_WAIT ask for (checked)."""
+        from metapkg import settings
+
+        try:
+            return cls(
+                attempts=settings.http_attempts(),
+                backoff=settings.http_backoff(),
+                rate_limit_wait=settings.rate_limit_wait(),
+                timeout=settings.http_timeout(),
+            )
+        except settings.BadSetting as exc:
+            raise FetchError([error("usage", "environment", str(exc))]) from None
 
 
 @dataclass(frozen=True)

@@ -7,21 +7,45 @@ from pathlib import Path
 from typing import Any, Literal
 
 from metapkg.origins import Origin
+from metapkg.packages.semver import Range
 
 Kind = Literal["agent", "skill", "mcp"]
 KINDS: tuple[Kind, ...] = ("agent", "skill", "mcp")
+KIND_ORDER: dict[Kind, int] = {kind: index for index, kind in enumerate(KINDS)}
 # The manifest and frontmatter spell kinds in the plural.
 PLURAL: dict[Kind, str] = {"agent": "agents", "skill": "skills", "mcp": "mcps"}
 SINGULAR: dict[str, Kind] = {v: k for k, v in PLURAL.items()}
 
+# A package's identity in a graph: its kind and fully-qualified name.
+Key = tuple[Kind, str]
+
+
+def label(key: Key) -> str:
+    """How messages name a package: ``skill acme/git-pr``."""
+    return f"{key[0]} {key[1]}"
+
+
+def key_order(key: Key) -> tuple[int, str]:
+    """The order packages are listed in: agents, skills, MCPs, each by name."""
+    return (KIND_ORDER[key[0]], key[1])
+
 
 @dataclass(frozen=True)
 class Dependency:
-    """One declared dependency: an origin of a given kind, optionally constrained."""
+    """One declared dependency: an origin of a given kind, optionally a version range.
+
+    With a range on a GitHub origin, the origin's ref is only a hint: the candidates are
+    the repository's tags of the package whose version is in the range.
+    """
 
     kind: Kind
     origin: Origin
-    constraint: str | None = None  # PEP 440 specifier text, e.g. ">=1.2,<2"
+    range: Range | None = None
+
+    @property
+    def constraint(self) -> str | None:
+        """The range as written (``^1.2``), for messages and the lock."""
+        return self.range.text if self.range is not None else None
 
 
 @dataclass(frozen=True)
@@ -67,9 +91,13 @@ class Package:
         return f"{self.scope}/{self.name}" if self.scope else self.name
 
     @property
+    def key(self) -> Key:
+        return (self.kind, self.fqn)
+
+    @property
     def label(self) -> str:
         """How messages name the package: ``skill acme/git-pr``."""
-        return f"{self.kind} {self.fqn}"
+        return label(self.key)
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,9 @@ def _delete(path: Path) -> None:
 
 def _failpoint(count: int) -> None:
     """Testing hook: METAPKG_FAILPOINT=commit:N fails, commit-kill:N dies, before op N."""
-    spec = os.environ.get("METAPKG_FAILPOINT", "")
+    from metapkg.settings import failpoint
+
+    spec = failpoint()
     action, _, number = spec.partition(":")
     if not number.isdigit() or int(number) != count:
         return

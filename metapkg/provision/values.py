@@ -3,18 +3,9 @@ up-to-date check needs them before anything heavy is imported)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-
-def shared_dir() -> str:
-    """``${sharedDir}``: METAPKG_SHARED_DIR, else the user data dir + /shared."""
-    configured = os.environ.get("METAPKG_SHARED_DIR")
-    if configured:
-        return Path(configured).absolute().as_posix()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("metapkg", appauthor=False)).as_posix() + "/shared"
+from metapkg.settings import shared_dir
 
 
 def placeholder_values(project: Path) -> dict[str, str]:

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, error, warning
-from metapkg.origins import FileOrigin, OriginSyntaxError, parse_origin
+from metapkg.origins import FileOrigin, OriginSyntaxError, parse_origin, split_range
 from metapkg.packages.models import SINGULAR, Dependency
+from metapkg.packages.semver import Range, RangeError
 
 LineOf = Callable[..., int | None]
 
@@ -81,8 +82,14 @@ def parse_dependencies(
 def _parse_item(
     item: object, kind: str, line: int | None, ctx: DependencyContext, diags: list[Diagnostic]
 ) -> Dependency | None:
-    constraint: str | None = None
+    version: Range | None = None
     text = item
+    if isinstance(item, str):
+        text, fragment = split_range(item)
+        if fragment is not None:
+            version = _check_range(fragment, line, ctx, diags)
+            if version is None:
+                return None
     if isinstance(item, dict):
         unknown = sorted(set(item) - {"origin", "version"})
         if unknown or "origin" not in item:
@@ -101,16 +108,17 @@ def _parse_item(
                 warning(
                     "origin-object",
                     ctx.path,
-                    "the object form {origin: ...} is discouraged; write the origin as a bare "
-                    "string",
+                    "the object form {origin: ...} is discouraged in a published package; "
+                    "write the origin as a string, with a version range as its fragment "
+                    "(https://github.com/<owner>/<repo>/tree/<ref>/<path>#^1.2)",
                     line,
                 )
             )
         text = item["origin"]
-        raw_constraint = item.get("version")
-        if raw_constraint is not None:
-            constraint = _check_constraint(raw_constraint, line, ctx, diags)
-            if constraint is None:
+        raw_range = item.get("version")
+        if raw_range is not None:
+            version = _check_range(raw_range, line, ctx, diags)
+            if version is None:
                 return None
     try:
         origin = parse_origin(text, ctx.base_dir)
@@ -127,24 +135,22 @@ def _parse_item(
                 line,
             )
         )
-    return Dependency(kind, origin, constraint)  # type: ignore[arg-type]
+    return Dependency(kind, origin, version)  # type: ignore[arg-type]
 
 
-def _check_constraint(
+def _check_range(
     raw: object, line: int | None, ctx: DependencyContext, diags: list[Diagnostic]
-) -> str | None:
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
+) -> Range | None:
     try:
         if not isinstance(raw, str):
-            raise InvalidSpecifier(str(raw))
-        return str(SpecifierSet(raw))
-    except InvalidSpecifier:
+            raise RangeError(f"{raw!r} is not a string; quote it")
+        return Range.parse(raw)
+    except RangeError as exc:
         diags.append(
             error(
                 "dependencies",
                 ctx.path,
-                f'version constraint {raw!r} is not valid; write it like ">=1.2,<2"',
+                f"version range {raw!r} is not valid ({exc}); write it like ^1.2, ~1.4 or >=1.2,<2",
                 line,
             )
         )
