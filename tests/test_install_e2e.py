@@ -1,7 +1,9 @@
 """`metapkg install` (and lock, tree, why) end to end with `file:` origins.
 
-Every test drives the real CLI in a subprocess against a temp project and asserts what a
-user would see: provisioned files, `.mcp.json`, `metapkg.lock`, messages and exit codes.
+Every test drives the CLI against a temp project and asserts what a user would see:
+provisioned files, `.mcp.json`, `metapkg.lock`, messages and exit codes. Tests marked
+`real_cli` (and every test under METAPKG_TEST_CLI=subprocess) run `python -m metapkg` in a
+subprocess; the rest call the same entry point in process, which CI's time budget needs.
 The helpers at the top are shared with test_install_failures.py and test_manifest_edit.py.
 """
 
@@ -36,9 +38,6 @@ from conftest import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
-
-# The end-to-end module: every CLI call here is a real `python -m metapkg` process.
-pytestmark = pytest.mark.real_cli
 
 # -- shared helpers --------------------------------------------------------------------------
 
@@ -149,6 +148,7 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
 # -- basic provisioning ----------------------------------------------------------------------
 
 
+@pytest.mark.real_cli  # through a real `python -m metapkg` process
 def test_install_provisions_skills_agents_and_mcp_json(cli, tmp_path: Path) -> None:
     cat = tmp_path / "cat"
     server = make_mcp(
@@ -521,6 +521,7 @@ def test_relative_file_origin_is_locked_relative_and_survives_a_move(cli, tmp_pa
 # -- no-op installs and file: packages that change -------------------------------------------
 
 
+@pytest.mark.real_cli  # through a real `python -m metapkg` process
 def test_second_install_is_a_no_op(cli, tmp_path: Path) -> None:
     skill = make_skill(tmp_path / "cat", "fmt")
     project = tmp_path / "proj"
@@ -736,6 +737,7 @@ def test_frozen_without_a_lock_fails_and_writes_nothing(cli, tmp_path: Path) -> 
     assert only_manifest_left(project)
 
 
+@pytest.mark.real_cli  # through a real `python -m metapkg` process
 def test_frozen_installs_exactly_the_lock(cli, tmp_path: Path) -> None:
     server = make_mcp(tmp_path / "cat", "io.acme/srv")
     fmt = make_skill(tmp_path / "cat", "fmt", mcps=[file_origin(server)])
@@ -910,6 +912,7 @@ def test_concurrent_installs_both_succeed(tmp_path: Path) -> None:
     assert len(locked(project)) == 8
 
 
+@pytest.mark.real_cli  # through a real `python -m metapkg` process
 def test_project_option_runs_elsewhere(cli, tmp_path: Path) -> None:
     project = tmp_path / "proj"
     write_manifest(project, skills=[file_origin(make_skill(tmp_path / "cat", "fmt"))])
@@ -918,6 +921,7 @@ def test_project_option_runs_elsewhere(cli, tmp_path: Path) -> None:
     assert (project / "metapkg.lock").is_file()
 
 
+@pytest.mark.real_cli  # through a real `python -m metapkg` process
 def test_quiet_install_prints_nothing_but_errors(cli, tmp_path: Path) -> None:
     skill = make_skill(tmp_path / "cat", "fmt")
     project = tmp_path / "proj"
