@@ -72,6 +72,10 @@ class GitHubOrigin:
         for i in range(1, len(parts) + 1):
             yield "/".join(parts[:i]), "/".join(parts[i:])
 
+    def ref_keys(self) -> list[tuple[str, str]]:
+        """Every (repo, ref) this origin's ref could be: what a lock pin is keyed by."""
+        return [(self.repo_id, ref) for ref, _ in self.splits()]
+
     def with_tree(self, ref: str, path: str) -> GitHubOrigin:
         return GitHubOrigin(self.owner, self.repo, f"{ref}/{path}" if path else ref)
 
@@ -101,6 +105,9 @@ class FileOrigin:
     @property
     def path_text(self) -> str:
         return self.path
+
+    def ref_keys(self) -> list[tuple[str, str]]:
+        return []  # a folder on disk has no ref to pin
 
     def lock_text(self, project: Path) -> str:
         """How the lock writes it: paths inside the project stay relative (``file:./x``),

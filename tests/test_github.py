@@ -73,7 +73,9 @@ def test_install_provisions_files_and_pins_commits(gh: GH) -> None:
     assert list(mcp["mcpServers"]) == ["io.acme/search"]
 
     lock = gh.lock()
-    assert lock["pins"] == [{"repo": "acme/tools", "ref": "main", "commit": shas["c1"]}]
+    assert lock["pins"] == [
+        {"host": "github.com", "repo": "acme/tools", "ref": "main", "commit": shas["c1"]}
+    ]
     assert shas["c1"] == gh.sha("acme/tools", "main")
     packages = gh.packages()
     assert set(packages) == {"acme/alpha", "acme/beta", "acme/gamma", "io.acme/search"}

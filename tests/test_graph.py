@@ -29,7 +29,7 @@ from metapkg.diagnostics import LockError, MetapkgError
 from metapkg.diff import render
 from metapkg.diff.compare import compare, with_alerts
 from metapkg.graph import changes, escape, layout, model, ordering
-from metapkg.lock.integrity import tree_hash
+from metapkg.integrity import tree_hash
 
 
 def _project(tmp_path: Path, lock: Any, name: str = "project") -> Path:

@@ -484,12 +484,12 @@ def test_a_lock_from_a_newer_metapkg_is_refused_and_kept(cli, tmp_path: Path) ->
     project = tmp_path / "proj"
     write_manifest(project, skills=[file_origin(skill)])
     assert_ok(cli("lock", cwd=project))
-    newer = (project / "metapkg.lock").read_text().replace("lock-version: 1", "lock-version: 2")
+    newer = (project / "metapkg.lock").read_text().replace("lock-version: 2", "lock-version: 3")
     (project / "metapkg.lock").write_text(newer)
 
     run = cli("install", cwd=project)
 
-    assert run.code == 1 and "lock-version 2" in run.err
+    assert run.code == 1 and "lock-version 3" in run.err
     assert (project / "metapkg.lock").read_text() == newer
     assert not (project / ".agents").exists()
 
@@ -499,7 +499,7 @@ def test_the_lock_version_hint_works(cli, tmp_path: Path) -> None:
     project = tmp_path / "proj"
     write_manifest(project, skills=[file_origin(skill)])
     assert_ok(cli("lock", cwd=project))
-    newer = (project / "metapkg.lock").read_text().replace("lock-version: 1", "lock-version: 2")
+    newer = (project / "metapkg.lock").read_text().replace("lock-version: 2", "lock-version: 3")
     (project / "metapkg.lock").write_text(newer)
 
     run = cli("install", cwd=project)

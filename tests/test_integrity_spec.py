@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import CATALOGS, REPO
 
-from metapkg.lock.integrity import TreeError, tree_hash
+from metapkg.integrity import TreeError, tree_hash
 
 
 def _reference() -> Callable[[str], str]:

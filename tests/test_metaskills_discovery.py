@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from metapkg.diagnostics import ManifestError
-from metapkg.lock.integrity import tree_hash
+from metapkg.integrity import tree_hash
 from metapkg.manifest import parse
 from metapkg.metaskills.installed import InstalledSkill, drift_problem, inspect_skill, is_local
 

@@ -122,7 +122,7 @@ def _local_kind(origin: Origin) -> Kind | None:
 
 
 def _detect_kind(origin: Origin, offline: bool) -> Kind:
-    from metapkg.fetch.router import FetchOptions, Sources
+    from metapkg.fetch.sources import FetchOptions, Sources
     from metapkg.packages.load import detect_kind
 
     sources = Sources(FetchOptions(offline=offline))

@@ -59,19 +59,21 @@ def install(
     progress: Callable[[int, int], None] | None = None,
     unpin: Callable[[lockfmt.Lockfile], frozenset[tuple[str, str]]] | None = None,
     reinstall: bool = False,
+    fresh: frozenset[str] | None = None,
 ) -> InstallReport:
     """Resolve (reusing the lock's pins), fetch, write the lock, provision.
 
-    ``unpin`` is for ``metapkg update``: given the current lock, it names the
-    (repo, ref) pins to ask GitHub about again. ``reinstall`` copies every package again
-    (repairing drift that ``metapkg verify`` reports) instead of only what changed.
+    ``unpin`` and ``fresh`` are for ``metapkg update``: given the current lock, ``unpin``
+    names the (repo, ref) pins to ask the host about again, and ``fresh`` the fqns whose
+    locked versions are not reused, so ranges move to their newest versions (empty: all).
+    ``reinstall`` copies every package again (repairing drift that ``metapkg verify``
+    reports) instead of only what changed.
     """
     values = placeholder_values(project)
     if unpin is None and not reinstall and up_to_date(project, values, __version__):
         return InstallReport(up_to_date=True)
     from metapkg.actions.resolution import read_lock, resolve_project
-    from metapkg.fetch.router import FetchOptions
-    from metapkg.origins import FileOrigin
+    from metapkg.fetch.sources import FetchOptions
     from metapkg.provision.apply import apply
 
     with project_lock(project):
@@ -81,7 +83,7 @@ def install(
             current, _ = read_lock(project)
             unpinned = unpin(current) if current is not None else frozenset()
         options = FetchOptions(offline=offline, frozen=frozen, workers=workers, unpinned=unpinned)
-        resolution = resolve_project(project, options, progress)
+        resolution = resolve_project(project, options, progress, fresh)
         if frozen:
             check_frozen(resolution)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
@@ -92,7 +94,7 @@ def install(
         file_roots = [
             str(node.fetched.path)
             for node in resolution.resolved.packages.values()
-            if isinstance(node.origin, FileOrigin)
+            if node.origin.is_local
         ]
         state.save(project, applied.owned, file_roots, values, __version__)
     return InstallReport(False, resolution, applied, recovered)
@@ -103,7 +105,7 @@ def lock(
 ) -> Resolution:
     """Resolve and write metapkg.lock only; with ``check``, raise if it would change."""
     from metapkg.actions.resolution import resolve_project
-    from metapkg.fetch.router import FetchOptions
+    from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
     from metapkg.textio import write_atomic
 

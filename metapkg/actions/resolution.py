@@ -1,4 +1,4 @@
-"""The shared first half of install, lock and update: manifest -> crawl -> resolve -> lock.
+"""The shared first half of install, lock and update: manifest -> resolve -> lock.
 
 Nothing here writes to the project; the result says what the lock and the provisioned
 files should become.
@@ -6,7 +6,6 @@ files should become.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,15 +21,16 @@ from metapkg.diagnostics import (
     error,
     warning,
 )
-from metapkg.fetch.crawl import Node, crawl
-from metapkg.fetch.router import FetchOptions, Sources
 from metapkg.fetch.source import RefPin, unpinned_under_frozen
+from metapkg.fetch.sources import FetchOptions, Sources
 from metapkg.lock import format as lockfmt
+from metapkg.lock.build import from_resolution
 from metapkg.manifest import Manifest
-from metapkg.origins import FileOrigin, GitHubOrigin, Origin, OriginSyntaxError, parse_origin
-from metapkg.packages.models import Mcp, Skill
-from metapkg.provision.mcpjson import server_entry
-from metapkg.provision.plan import Plan, plan_placements
+from metapkg.origins import Origin
+from metapkg.packages.models import Skill
+from metapkg.provision.plan import Item, Plan, plan_placements
+from metapkg.resolve.candidates import Candidates, locked_choices
+from metapkg.resolve.discovery import Discovery, Node
 from metapkg.resolve.resolver import Resolved, resolve
 from metapkg.textio import read_utf8
 
@@ -84,50 +84,85 @@ def resolve_project(
     project: Path,
     options: FetchOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
+    fresh: frozenset[str] | None = None,
 ) -> Resolution:
+    """``fresh``: for `metapkg update`, the fqns whose locked versions are not reused
+    (empty: none is); None reuses the lock's choices wherever they still fit."""
     manifest = manifest_file.read(project)
     options = options or FetchOptions()
     old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen)
     if old_lock is not None:
-        pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in old_lock.pins)
+        pins = tuple(RefPin(p.repo, p.ref, p.commit, p.host) for p in old_lock.pins)
         options = dataclasses.replace(options, pins=pins)
     unpinned = _unpinned_roots(manifest, options.pins)
     if unpinned and options.frozen:
         raise unpinned_under_frozen(list(unpinned))  # before any download: CI caches start cold
     sources = Sources(options)
     if unpinned:
-        sources.warm_up()
+        sources.warm_up(unpinned[0])
+    locked = locked_choices(old_lock.packages) if old_lock is not None else []
+    candidates = Candidates(sources, locked, fresh)
+    discovery = Discovery(sources, candidates, options.workers)
     try:
-        crawled = crawl(
-            manifest.dependencies,
-            manifest.overrides,
-            sources,
-            options.workers,
-            progress,
-            prefetch=_locked_github_origins(old_lock),
+        discovery.warm(item.origin for item in locked)  # a lock's graph loads in one wave
+        crawled = discovery.crawl(manifest.dependencies, manifest.overrides, progress)
+        if crawled.problems:
+            raise ResolutionError(crawled.problems)
+        _check_pinned_content(project, crawled.nodes.values(), old_lock)
+        resolved = resolve(
+            manifest.dependencies, discovery, crawled, manifest.overrides, candidates
         )
-        pins = tuple(sources.used_pins())
+        located = candidates.located_pins(_ranged_origins(resolved))
     finally:
+        discovery.close()
         sources.close()
-    if crawled.problems:
-        raise ResolutionError(crawled.problems)
-    _check_pinned_content(project, crawled.nodes.values(), old_lock)
-    errors = [d for n in crawled.nodes.values() for d in n.diagnostics if d.severity == "error"]
-    if errors:
-        raise PackageError(errors)
-    resolved = resolve(manifest.dependencies, crawled, manifest.overrides)
+    _check_packages(resolved)
     _check_trust(manifest, resolved)
-    plan = plan_placements(resolved, manifest.targets)
-    lock = _lockfile(project, manifest, resolved, plan, pins)
-    warnings = tuple(notes) + tuple(
-        d
-        for key in resolved.order
-        for d in resolved.packages[key].diagnostics
-        if d.severity == "warning" and not _local_file_origin(resolved.packages[key], d)
+    items = [_item(resolved.packages[key]) for key in resolved.order]
+    plan = plan_placements(items, manifest.targets)
+    lock = from_resolution(
+        project, manifest.targets, resolved, manifest.overrides, located, plan.paths,
+        sorted(plan.servers),
+    )  # fmt: skip
+    warnings = (
+        tuple(notes)
+        + resolved.notes
+        + tuple(
+            d
+            for key in resolved.order
+            for d in resolved.packages[key].diagnostics
+            if d.severity == "warning" and not _local_file_origin(resolved.packages[key], d)
+        )
     )
     return Resolution(
         manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings
     )
+
+
+def _item(node: Node) -> Item:
+    return Item(node.package, node.integrity, linkable=node.fetched.shared)
+
+
+def _ranged_origins(resolved: Resolved) -> Iterable[Origin]:
+    for dependency, _ in resolved.roots:
+        if dependency.range is not None:
+            yield dependency.origin
+    for node in resolved.packages.values():
+        for dependency in node.package.dependencies:
+            if dependency.range is not None:
+                yield dependency.origin
+
+
+def _check_packages(resolved: Resolved) -> None:
+    """The chosen packages break no rule (a candidate the resolver passed over may)."""
+    errors = [
+        d
+        for key in resolved.order
+        for d in resolved.packages[key].diagnostics
+        if d.severity == "error"
+    ]
+    if errors:
+        raise PackageError(errors)
 
 
 def _check_pinned_content(
@@ -136,7 +171,7 @@ def _check_pinned_content(
     """Content fetched at a commit the lock pins must be the content the lock recorded.
 
     A commit cannot change on GitHub, so a mismatch means a tampered download or cache
-    (or a provisioned hard link that was edited): stop, as npm, cargo and uv do on a hash
+    that the cache's own check did not catch: stop, as npm, cargo and uv do on a hash
     mismatch, rather than quietly rewriting the lock.
     """
     if lock is None:
@@ -146,7 +181,7 @@ def _check_pinned_content(
     }
     problems = []
     for node in nodes:
-        key = (*node.package_key, lock_origin(node.origin, project), node.fetched.commit)
+        key = (*node.package_key, node.origin.lock_text(project), node.fetched.commit)
         expected = locked.get(key)
         if expected is not None and expected != node.integrity:
             problems.append(
@@ -163,37 +198,19 @@ def _check_pinned_content(
         raise LockError(problems)
 
 
-def _unpinned_roots(manifest: Manifest, pins: tuple[RefPin, ...]) -> list[GitHubOrigin]:
-    """Direct GitHub dependencies whose ref the lock does not pin (GitHub will be asked)."""
+def _unpinned_roots(manifest: Manifest, pins: tuple[RefPin, ...]) -> list[Origin]:
+    """Direct remote dependencies whose ref the lock does not pin (the host will be asked)."""
     pinned = {(p.repo, p.ref) for p in pins}
     return [
         d.origin
         for d in manifest.dependencies
-        if isinstance(d.origin, GitHubOrigin)
-        and not any((d.origin.repo_id, ref) in pinned for ref, _ in d.origin.splits())
+        if d.origin.ref_keys() and not any(key in pinned for key in d.origin.ref_keys())
     ]
-
-
-def _locked_github_origins(lock: lockfmt.Lockfile | None) -> list[Origin]:
-    """Archives the lock pins that the cache lacks: known before the crawl reaches them,
-    so they are fetched at once (one origin per repository and commit is enough)."""
-    from metapkg.fetch.cache import Cache
-
-    cache = Cache()
-    wanted: dict[tuple[str, str], Origin] = {}
-    for package in lock.packages if lock else ():
-        with contextlib.suppress(OriginSyntaxError):
-            origin = parse_origin(package.origin)
-            if isinstance(origin, GitHubOrigin) and package.commit is not None:
-                key = (origin.repo_id, package.commit)
-                if key not in wanted and not cache.has_tree(*key):
-                    wanted[key] = origin
-    return list(wanted.values())
 
 
 def _local_file_origin(node: Node, diagnostic: Diagnostic) -> bool:
     """A local package pointing at local files is development, not a publishing mistake."""
-    return diagnostic.rule == "file-origin" and isinstance(node.origin, FileOrigin)
+    return diagnostic.rule == "file-origin" and node.origin.is_local
 
 
 def _check_trust(manifest: Manifest, resolved: Resolved) -> None:
@@ -216,61 +233,3 @@ def _check_trust(manifest: Manifest, resolved: Resolved) -> None:
             )
     if problems:
         raise ResolutionError(problems)
-
-
-def lock_origin(origin: Origin, project: Path) -> str:
-    """How the lock writes an origin: file: paths inside the project stay relative."""
-    if isinstance(origin, FileOrigin):
-        base = project.absolute().as_posix()
-        if origin.path == base:
-            return "file:."
-        if origin.path.startswith(base + "/"):
-            return "file:./" + origin.path[len(base) + 1 :]
-    return str(origin)
-
-
-def _locked_package(node: Node, resolved: Resolved, project: Path) -> lockfmt.LockedPackage:
-    package = node.package
-    key = node.package_key
-    return lockfmt.LockedPackage(
-        kind=package.kind,
-        fqn=package.fqn,
-        version=package.version,
-        origin=lock_origin(node.origin, project),
-        commit=node.fetched.commit,
-        integrity=node.integrity,
-        dependencies=resolved.dependencies.get(key, ()),
-        metaskill=package.metaskill.path
-        if isinstance(package, Skill) and package.metaskill
-        else None,
-        server=server_entry(package.config or {}) if isinstance(package, Mcp) else None,
-    )
-
-
-def _lockfile(
-    project: Path, manifest: Manifest, resolved: Resolved, plan: Plan, pins: tuple[RefPin, ...]
-) -> lockfmt.Lockfile:
-    used_commits = {
-        (n.fetched.pin.repo, n.fetched.pin.ref)
-        for n in resolved.packages.values()
-        if n.fetched.pin is not None
-    }
-    return lockfmt.Lockfile(
-        targets=manifest.targets,
-        requires=tuple(
-            lockfmt.Requirement(key[0], key[1], lock_origin(dep.origin, project), dep.constraint)
-            for dep, key in resolved.roots
-        ),
-        overrides=tuple(
-            lockfmt.Override(fqn, lock_origin(origin, project))
-            for fqn, origin in manifest.overrides.items()
-        ),
-        pins=tuple(
-            lockfmt.Pin(p.repo, p.ref, p.commit) for p in pins if (p.repo, p.ref) in used_commits
-        ),
-        packages=tuple(
-            _locked_package(resolved.packages[k], resolved, project) for k in resolved.order
-        ),
-        provisioned=tuple(plan.paths),
-        mcp_servers=tuple(plan.servers),
-    )

@@ -57,7 +57,7 @@ class Outdated:
 
 def outdated(project: Path, offline: bool = False) -> list[Outdated]:
     from metapkg.fetch.github import GitHubSource
-    from metapkg.fetch.router import FetchOptions
+    from metapkg.fetch.sources import FetchOptions
     from metapkg.packages.semver import SemVer
 
     lock = lockfmt.read(project / lockfmt.FILENAME)

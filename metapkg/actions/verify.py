@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import LockError, MetapkgError
-from metapkg.fetch.router import FetchOptions, Sources
 from metapkg.fetch.source import RefPin
+from metapkg.fetch.sources import FetchOptions, Sources
+from metapkg.integrity import TreeError, tree_files, tree_hash
 from metapkg.lock import format as lockfmt
-from metapkg.lock.integrity import TreeError, tree_files, tree_hash
 from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages import placeholders
 from metapkg.provision import mcpjson

@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.jobs,
             progress=progress,
             unpin=unpin_for(args.fqns),
+            fresh=frozenset(args.fqns),
         ),
         args.quiet,
         started,

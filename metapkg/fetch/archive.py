@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 
 from metapkg.diagnostics import FetchError, error
-from metapkg.lock.integrity import SEALED_MTIME_NS
+from metapkg.integrity import SEALED_MTIME_NS
 
 MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # compressed download
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # one file
@@ -137,7 +137,7 @@ def _write(
             out.write(chunk)
     # Read-only and sealed: provisioning hard-links these files into projects, and a
     # write through one of those links must not silently change the cache for every
-    # other project (the seal makes such a write visible; see lock/integrity.py).
+    # other project (the seal makes such a write visible; see metapkg/integrity.py).
     executable = bool(member.mode & 0o111)
     os.chmod(target, 0o555 if executable else 0o444)
     os.utime(target, ns=(SEALED_MTIME_NS, SEALED_MTIME_NS))

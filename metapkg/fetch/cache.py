@@ -168,6 +168,14 @@ class Cache:
             return {}
         return {k: v for k, v in data.items() if isinstance(v, str) and _COMMIT.match(v)}
 
+    def known_tags(self, repo: str) -> dict[str, str]:
+        """The tags of ``repo`` the cache remembers (tag name -> commit), for --offline."""
+        return {
+            ref.removeprefix("refs/tags/"): commit
+            for ref, commit in self.known_refs(repo).items()
+            if ref.startswith("refs/tags/")
+        }
+
     # -- cleaning ---------------------------------------------------------------------------
 
     def clean(self, timeout: float | None = None) -> int:

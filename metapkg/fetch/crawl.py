@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from metapkg.diagnostics import Diagnostic, FetchError, error
 from metapkg.fetch.source import Fetched, NotFound, Source
-from metapkg.lock.integrity import ModifiedInCache, TreeError, tree_hash
+from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import FileOrigin, GitHubOrigin, Origin
 from metapkg.packages.load import detect_kind, load_package
 from metapkg.packages.models import Dependency, Kind, Package

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from metapkg.fetch.source import Fetched, NotFound
+from collections.abc import Iterable
+
+from metapkg.fetch.source import Fetched, Located, NotFound, Place, RefPin, Tag
 from metapkg.origins import FileOrigin, Origin
 
 
 class FileSource:
     def fetch(self, origin: Origin) -> Fetched:
-        assert isinstance(origin, FileOrigin)
+        assert isinstance(origin, FileOrigin)  # the registry sends only file: origins here
         path = origin.local_path
         if not path.exists():
             raise NotFound(origin, f"{path} does not exist")
-        return Fetched(origin, path, str(path), path.name)
+        return Fetched(origin, path, str(path), path.name, place=Place(str(origin), ""))
+
+    def locate(self, origin: Origin) -> Located:
+        return Located(Place(str(origin), ""))
+
+    def versions(self, origin: Origin) -> list[Tag]:
+        return []  # a folder on disk has one version: whatever is there now
+
+    def used_pins(self) -> Iterable[RefPin]:
+        return ()
+
+    def close(self) -> None:
+        pass

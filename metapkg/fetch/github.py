@@ -16,19 +16,28 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import Future
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from metapkg import jsonsafe, settings
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch import archive
 from metapkg.fetch.cache import Cache, DamagedEntry
-from metapkg.fetch.router import FetchOptions
-from metapkg.fetch.source import Fetched, NotFound, RefPin, unpinned_under_frozen
-from metapkg.lock.integrity import ModifiedInCache, TreeError, tree_hash
+from metapkg.fetch.once import Once
+from metapkg.fetch.source import (
+    Fetched,
+    Located,
+    NotFound,
+    Place,
+    RefPin,
+    Tag,
+    unpinned_under_frozen,
+)
+from metapkg.fetch.sources import FetchOptions
+from metapkg.fetch.tags import package_tags
+from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import GitHubOrigin, Origin
 
 DEFAULT_API = "https://api.github.com"
@@ -37,30 +46,6 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 if TYPE_CHECKING:
     from metapkg.fetch.http import Http
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Once(Generic[K, V]):
-    """Compute each key once; concurrent callers of one key wait for the same result."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._futures: dict[K, Future[V]] = {}
-
-    def get(self, key: K, compute: Callable[[], V]) -> V:
-        with self._lock:
-            future = self._futures.get(key)
-            owner = future is None
-            if future is None:
-                future = self._futures[key] = Future()
-        if owner:
-            try:
-                future.set_result(compute())
-            except BaseException as exc:
-                future.set_exception(exc)
-        return future.result()
 
 
 def api_url() -> str:
@@ -77,10 +62,10 @@ class GitHubSource:
             for p in options.pins
             if (p.repo, p.ref) not in options.unpinned
         }
-        self._refs: _Once[tuple[str, str], str | None] = _Once()
-        self._trees: _Once[tuple[str, str], Path] = _Once()
-        self._tags: _Once[str, list[str]] = _Once()
-        self._repairs: _Once[tuple[str, str], Path] = _Once()
+        self._refs: Once[tuple[str, str], str | None] = Once()
+        self._trees: Once[tuple[str, str], Path] = Once()
+        self._tags: Once[str, dict[str, str]] = Once()
+        self._repairs: Once[tuple[str, str], Path] = Once()
         self._http_lock = threading.Lock()
         self._http: Http | None = None
         self._used: set[RefPin] = set()
@@ -91,7 +76,7 @@ class GitHubSource:
 
     def fetch(self, origin: Origin) -> Fetched:
         assert isinstance(origin, GitHubOrigin)
-        ref, path, commit = self.locate(origin)
+        ref, path, commit = self.resolve(origin)
         repo = origin.repo_id
         tree = self.tree(repo, commit, str(origin))
         package = tree / path if path else tree
@@ -104,7 +89,29 @@ class GitHubSource:
         with self._used_lock:
             self._used.add(pin)
         folder_name = PurePosixPath(path).name if path else origin.repo
-        return Fetched(origin, package, str(origin), folder_name, pin, True, integrity)
+        place = Place(origin.repository, path)
+        return Fetched(origin, package, str(origin), folder_name, pin, True, integrity, place)
+
+    def versions(self, origin: Origin) -> list[Tag]:
+        """The package's tagged versions, newest first: its own monorepo tags
+        (``<name>@1.2.3``, ``<name>/v1.2.3``) when the repository has any, else the plain
+        ``v1.2.3`` / ``1.2.3`` tags. One tag listing per repository and run; offline, the
+        tags the cache remembers."""
+        assert isinstance(origin, GitHubOrigin)
+        _, path, _ = self.resolve(origin)
+        repo = origin.repo_id
+        listed = self.cache.known_tags(repo) if self.options.offline else self.tag_commits(repo)
+        folder = PurePosixPath(path).name if path else origin.repo
+        found = []
+        for version, name in package_tags(listed, folder):
+            with self._used_lock:
+                self.pins.setdefault((repo, name), listed[name])
+            found.append(Tag(version, name, origin.with_tree(name, path)))
+        return found
+
+    def warm(self) -> None:
+        """Create the HTTP client now (importing httpx, finding the token)."""
+        self.http  # noqa: B018
 
     def used_pins(self) -> Iterable[RefPin]:
         return sorted(self._used, key=lambda p: (p.repo, p.ref))
@@ -117,7 +124,13 @@ class GitHubSource:
 
     # -- refs ------------------------------------------------------------------------------
 
-    def locate(self, origin: GitHubOrigin) -> tuple[str, str, str]:
+    def locate(self, origin: Origin) -> Located:
+        """Where the package at ``origin`` lives (its ref resolved only to split the path)."""
+        assert isinstance(origin, GitHubOrigin)
+        ref, path, commit = self.resolve(origin)
+        return Located(Place(origin.repository, path), RefPin(origin.repo_id, ref, commit))
+
+    def resolve(self, origin: GitHubOrigin) -> tuple[str, str, str]:
         """(ref, path inside the repository, commit) for an origin, shortest ref first."""
         repo = origin.repo_id
         splits = list(origin.splits())
@@ -183,12 +196,16 @@ class GitHubSource:
 
     def tags(self, repo: str) -> list[str]:
         """Every tag name of a repository (all pages), once per run."""
+        return list(self.tag_commits(repo))
+
+    def tag_commits(self, repo: str) -> dict[str, str]:
+        """Every tag of a repository with its commit (all pages), once per run."""
         return self._tags.get(repo, lambda: self._list_tags(repo))
 
-    def _list_tags(self, repo: str) -> list[str]:
+    def _list_tags(self, repo: str) -> dict[str, str]:
         from metapkg.fetch.http import origin_of
 
-        names: list[str] = []
+        names: dict[str, str] = {}
         url: str | None = f"{self.api}/repos/{repo}/tags?per_page=100"
         while url:
             reply = self.http.get(url)
@@ -199,15 +216,17 @@ class GitHubSource:
                 page = jsonsafe.loads(reply.text)
             except jsonsafe.JsonProblem:
                 return names
-            if isinstance(page, list):
-                names.extend(
-                    item["name"]
-                    for item in page
-                    if isinstance(item, dict) and isinstance(item.get("name"), str)
-                )
+            for item in page if isinstance(page, list) else ():
+                name, commit = _tag_entry(item)
+                if name is not None:
+                    names[name] = commit
             url = _next_link(reply.link)
             if url is not None and origin_of(url) != origin_of(self.api):
                 break  # pagination never leads off the API host
+        with self._used_lock:  # remembered for --offline, like resolved refs
+            self._resolved.setdefault(repo, {}).update(
+                {f"refs/tags/{name}": commit for name, commit in names.items()}
+            )
         return names
 
     # -- trees -----------------------------------------------------------------------------
@@ -328,6 +347,17 @@ class GitHubSource:
                     )
                 ]
             )
+
+
+def _tag_entry(item: object) -> tuple[str | None, str]:
+    """(name, commit) of one entry of GitHub's tag listing, or (None, "") if malformed."""
+    if not isinstance(item, dict):
+        return None, ""
+    name, commit = item.get("name"), item.get("commit")
+    sha = commit.get("sha") if isinstance(commit, dict) else None
+    if not isinstance(name, str) or not isinstance(sha, str) or not _SHA.match(sha):
+        return None, ""
+    return name, sha
 
 
 def _next_link(header: str) -> str | None:

@@ -1,22 +1,64 @@
-"""The source interface: turn an origin into a package on local disk."""
+"""Sources: where packages come from, one implementation per origin scheme.
+
+A :class:`Source` answers the four questions the resolver asks of an origin scheme (as
+pip's ``Factory.find_candidates`` and PDM's repositories do for indexes):
+
+* ``fetch(origin)``: the package on local disk, its ref resolved to a commit (reusing the
+  lock's pins), with where in its repository it lives;
+* ``locate(origin)``: only where it lives (a ref may contain ``/``, so splitting ref and
+  path can need the host), without downloading anything;
+* ``versions(origin)``: the tagged versions of the package at that place, newest first,
+  each as an origin at its tag (empty for schemes without versions);
+* ``used_pins()``: the (ref -> commit) pins this run relied on, for the lock;
+* ``close()``.
+
+``file:`` and GitHub are the implementations (fetch/file.py, fetch/github.py); tests add
+an in-memory one. :mod:`metapkg.fetch.sources` finds the one for an origin by its scheme.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from metapkg.diagnostics import FetchError, LockError
 from metapkg.origins import Origin
+from metapkg.packages.semver import SemVer
 
 
 @dataclass(frozen=True)
 class RefPin:
-    """The commit a GitHub (repo, ref) resolved to, recorded in the lock's ``pins``."""
+    """The commit a (repo, ref) resolved to, recorded in the lock's ``pins``."""
 
     repo: str
     ref: str
     commit: str
+    host: str = "github.com"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a package lives, whatever the ref: a repository and a path in it.
+
+    Two origins with one place are versions of one package (a tag and a branch of it);
+    version ranges choose among the versions of one place.
+    """
+
+    repository: str  # "github.com/acme/catalog", "file:/abs/path"
+    path: str  # inside the repository ("" for its root or a file: origin)
+
+    def same(self, other: Place) -> bool:
+        return (self.repository, self.path) == (other.repository, other.path)
+
+
+@dataclass(frozen=True)
+class Located:
+    """An origin's place, and the pin of the ref that told where the path starts."""
+
+    place: Place
+    pin: RefPin | None = None
 
 
 @dataclass(frozen=True)
@@ -25,17 +67,27 @@ class Fetched:
     path: Path  # the package folder, or the MCP .json file, on local disk
     display: str  # how diagnostics name the package root
     folder_name: str  # what the name-dir rule compares the package name with
-    pin: RefPin | None = None  # GitHub origins only
+    pin: RefPin | None = None  # origins with refs only
     # True for trees in the download cache: never modified in place (files are read-only),
     # so provisioning may hard-link them instead of copying.
     shared: bool = False
     # Computed by the source when it can check it on the way (cached trees against their
     # record); otherwise the loader hashes the path.
     integrity: str | None = None
+    place: Place | None = None
 
     @property
     def commit(self) -> str | None:
         return self.pin.commit if self.pin else None
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A tagged version of a package: the tag, the version it names, the origin at it."""
+
+    version: SemVer
+    name: str
+    origin: Origin
 
 
 class NotFound(FetchError):
@@ -51,6 +103,14 @@ class NotFound(FetchError):
 
 class Source(Protocol):
     def fetch(self, origin: Origin) -> Fetched: ...
+
+    def locate(self, origin: Origin) -> Located: ...
+
+    def versions(self, origin: Origin) -> list[Tag]: ...
+
+    def used_pins(self) -> Iterable[RefPin]: ...
+
+    def close(self) -> None: ...
 
 
 def unpinned_under_frozen(origins: list[Origin]) -> LockError:

@@ -13,11 +13,11 @@ import dataclasses
 from pathlib import Path
 
 from metapkg.diagnostics import MetapkgError
-from metapkg.fetch.router import FetchOptions, Sources
 from metapkg.fetch.source import RefPin
+from metapkg.fetch.sources import FetchOptions, Sources
 from metapkg.graph.model import Node, View
+from metapkg.integrity import TreeError, tree_hash
 from metapkg.lock import format as lockfmt
-from metapkg.lock.integrity import TreeError, tree_hash
 from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages import changelog
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import MetapkgError
+from metapkg.integrity import TreeError, tree_hash
 from metapkg.lock import format as lockfmt
-from metapkg.lock.integrity import TreeError, tree_hash
 from metapkg.manifest import Manifest
 from metapkg.origins import FileOrigin, OriginSyntaxError, parse_origin
 from metapkg.packages import metaskill

@@ -121,3 +121,8 @@ class Mcp(Package):
     @property
     def fqn(self) -> str:
         return f"{self.scope}/{self.name}"
+
+    @property
+    def server(self) -> dict[str, Any]:
+        """The server config as hosts get it (and the lock records it): all but ``_meta``."""
+        return {key: value for key, value in (self.config or {}).items() if key != "_meta"}

@@ -312,6 +312,12 @@ RULES: tuple[Rule, ...] = (
         "see `metapkg <command> --help`",
     ),
     _install(
+        "tag-version",
+        "a version tag names the version its package declares (else it is no candidate)",
+        "retag the release, or fix the package's version and tag it again",
+        "warning",
+    ),
+    _install(
         "journal",
         "an interrupted install's journal names only paths metapkg writes, through no link",
         "delete .metapkg/ (local state only) if it is not yours, then install again",

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
+from metapkg.integrity import TreeError
 from metapkg.lock import format as lockfmt
-from metapkg.lock.integrity import TreeError
 from metapkg.provision import mcpjson
 from metapkg.provision.paths import HOST_FOLDERS, linked_folder
 from metapkg.provision.plan import Placement, Plan, written_hash

@@ -9,14 +9,23 @@ from pathlib import Path
 from typing import Any
 
 from metapkg.diagnostics import ProvisionError, error
-from metapkg.lock.integrity import tree_hash
-from metapkg.packages.models import Kind, Mcp
+from metapkg.integrity import tree_hash
+from metapkg.packages.models import Key, Mcp, Package
 from metapkg.provision.hosts import placements
-from metapkg.provision.mcpjson import server_entry
-from metapkg.resolve.resolver import Resolved
 from metapkg.safefile import read_regular
 
-Key = tuple[Kind, str]
+
+@dataclass(frozen=True)
+class Item:
+    """One resolved package, as provisioning needs it (whatever resolved it)."""
+
+    package: Package
+    integrity: str
+    linkable: bool = False  # its files are in the immutable download cache
+
+    @property
+    def key(self) -> Key:
+        return self.package.key
 
 
 def written_hash(path: Path) -> str:
@@ -47,17 +56,17 @@ class Plan:
         return [p.path for p in self.placements]
 
 
-def plan_placements(resolved: Resolved, targets: Sequence[str]) -> Plan:
+def plan_placements(items: Sequence[Item], targets: Sequence[str]) -> Plan:
+    """Every path and MCP server the items need, dependencies first as given."""
     by_path: dict[str, Placement] = {}
     servers: dict[str, Mapping[str, Any]] = {}
     problems = []
-    for key in resolved.order:
-        node = resolved.packages[key]
-        package = node.package
+    for item in items:
+        package = item.package
         if isinstance(package, Mcp):
-            servers[package.fqn] = server_entry(package.config or {})
+            servers[package.fqn] = package.server
             continue
-        for path, inner in placements(package.kind, package.name, targets):
+        for path, inner in placements(package.kind, package.provision_name, targets):
             source = package.source / inner if inner else package.source
             other = by_path.get(path)
             if other is not None:
@@ -71,9 +80,9 @@ def plan_placements(resolved: Resolved, targets: Sequence[str]) -> Plan:
                     )
                 )
                 continue
-            written = written_hash(source) if inner else node.integrity
+            written = written_hash(source) if inner else item.integrity
             by_path[path] = Placement(
-                path, source, key, node.integrity, written, node.fetched.shared
+                path, source, item.key, item.integrity, written, item.linkable
             )
     if problems:
         raise ProvisionError(problems)

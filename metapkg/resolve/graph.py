@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from metapkg.packages.models import Kind
+from metapkg.packages.models import Key, label
 
-Key = tuple[Kind, str]
 Graph = Mapping[Key, Sequence[Key]]
 
-
-def label(key: Key) -> str:
-    return f"{key[0]} {key[1]}"
+__all__ = ["Graph", "Key", "chains_to", "dependencies_first", "find_cycle", "label", "render_tree"]
 
 
 def find_cycle(graph: Graph, roots: Sequence[Key]) -> list[Key] | None:

@@ -1,37 +1,43 @@
-"""The resolvelib provider: identities, candidates and what satisfies what.
+"""The resolvelib provider: identities, candidates found lazily, what satisfies what.
 
-Identity is (kind, fqn). A requirement is "the package this origin holds", optionally
-with a version constraint; a candidate is one distinct content (integrity) seen for an
-identity during the crawl. A requirement is satisfied only by the very content its origin
-holds, unless ``overrides`` names an origin for that fqn, whose content then satisfies
-every requirement of it. Today each origin pins exactly one content, so resolvelib's job
-is to prove the graph consistent; tag ranges will add real choices through the same
-``find_matches``.
+Identity is (kind, fqn). A requirement is one declared dependency; its identity is that of
+the package its preferred candidate holds. A candidate is one distinct content
+(integrity) of an identity. A requirement without a range is satisfied only by the very
+content its origin holds (diamonds of identical content are one node; different content
+is a conflict); with a range, by any version of its place (repository and path) inside
+the range. ``overrides`` name an origin for an fqn whose content then satisfies every
+requirement of it.
+
+``find_matches`` returns a factory of a generator: resolvelib pulls candidates one at a
+time, and each is fetched only when pulled (its metadata is its content), so a range with
+twenty tags costs one download when the newest fits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
 from resolvelib import AbstractProvider
 
-from metapkg.fetch.crawl import Node
+from metapkg.diagnostics import Diagnostic, MetapkgError, warning
+from metapkg.fetch.source import Place
+from metapkg.fetch.tags import tag_version
 from metapkg.origins import Origin
-from metapkg.packages.models import Dependency, Kind
-
-Key = tuple[Kind, str]
+from metapkg.packages.models import Dependency, Key
+from metapkg.packages.semver import SemVer
+from metapkg.resolve.candidates import Candidates
+from metapkg.resolve.discovery import Discovery, Node
 
 
 @dataclass(frozen=True)
 class Requirement:
     key: Key
-    origin: Origin
-    constraint: str | None = None
-    integrity: str = ""  # of the content the origin holds
+    dependency: Dependency
+    integrity: str  # of the content the dependency's preferred candidate holds
+    place: Place | None  # where that candidate lives (ranges choose among its versions)
+    parent: Key | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -45,75 +51,141 @@ class Candidate:
         return self.node.package.version
 
 
-def satisfies_constraint(version: str | None, constraint: str | None) -> bool:
-    if not constraint:
+def in_range(requirement: Requirement, node: Node) -> bool:
+    """Does a candidate's content satisfy a ranged requirement's range and place?"""
+    spec = requirement.dependency.range
+    if spec is None:
         return True
-    if version is None:
+    version = node.package.version
+    if version is None or not spec.contains(version):
         return False
-    try:
-        return SpecifierSet(constraint).contains(Version(version), prereleases=True)
-    except InvalidVersion:
-        return False
+    place = node.fetched.place
+    return requirement.place is None or place is None or place.same(requirement.place)
 
 
 class Provider(AbstractProvider[Requirement, Candidate, Key]):
     def __init__(
         self,
-        nodes: Mapping[Origin, Node],
-        candidates: Mapping[Key, Sequence[Candidate]],
+        discovery: Discovery,
+        candidates: Candidates,
         overridden: Mapping[Key, Candidate],
+        notes: Callable[[Diagnostic], None],
     ) -> None:
-        self.nodes = nodes
+        self.discovery = discovery
         self.candidates = candidates
         self.overridden = overridden
+        self.notes = notes
 
     def identify(self, requirement_or_candidate: Requirement | Candidate) -> Key:
         return requirement_or_candidate.key
 
-    def get_preference(self, identifier: Key, *args: Any, **kwargs: Any) -> Key:
-        return identifier  # no real choices yet: a stable order keeps runs reproducible
-
-    def narrow_requirement_selection(
-        self, identifiers: Iterable[Key], *args: Any, **kwargs: Any
-    ) -> Iterable[Key]:
-        return (min(identifiers),)
+    def get_preference(
+        self,
+        identifier: Key,
+        resolutions: Mapping[Key, Candidate],
+        candidates: Mapping[Key, Iterator[Candidate]],
+        information: Mapping[Key, Iterator[Any]],
+        backtrack_causes: Any,
+    ) -> tuple[bool, bool, Key]:
+        """Exact requirements first (one candidate each), then ranges; by name for a
+        stable, reproducible order."""
+        causes = {cause.requirement.key for cause in backtrack_causes}
+        ranged = any(info.requirement.dependency.range for info in information[identifier])
+        return (identifier not in causes, ranged, identifier)
 
     def find_matches(
         self,
         identifier: Key,
         requirements: Mapping[Key, Iterator[Requirement]],
         incompatibilities: Mapping[Key, Iterator[Candidate]],
-    ) -> list[Candidate]:
+    ) -> Callable[[], Iterator[Candidate]]:
         wanted = list(requirements[identifier])
         excluded = set(incompatibilities[identifier])
-        pool = self.pool(identifier)
-        return [
-            candidate
-            for candidate in pool
-            if candidate not in excluded and all(self.is_satisfied_by(r, candidate) for r in wanted)
-        ]
+
+        def matches() -> Iterator[Candidate]:
+            for candidate in self._pool(identifier, wanted):
+                if candidate not in excluded and all(
+                    self.is_satisfied_by(r, candidate) for r in wanted
+                ):
+                    yield candidate
+
+        return matches
+
+    def _pool(self, identifier: Key, wanted: list[Requirement]) -> Iterator[Candidate]:
+        if identifier in self.overridden:
+            yield self.overridden[identifier]
+            return
+        seen: set[Candidate] = set()
+        for requirement in wanted:  # what each requirement's preferred candidate holds
+            dependency = requirement.dependency
+            origin = self.discovery.preferred(dependency)
+            from_tags = dependency.range is not None and origin != dependency.origin
+            candidate = self._candidate(origin, identifier, from_tags)
+            if candidate is not None and candidate not in seen:
+                seen.add(candidate)
+                yield candidate
+        ranges = [r.dependency.range for r in wanted if r.dependency.range is not None]
+        origins = [r.dependency.origin for r in wanted if r.dependency.range is not None]
+        for origin in self.candidates.ordered(origins, ranges):
+            candidate = self._candidate(origin, identifier, from_tags=True)
+            if candidate is not None and candidate not in seen:
+                seen.add(candidate)
+                yield candidate
+
+    def _candidate(
+        self, origin: Origin, identifier: Key | None, from_tags: bool
+    ) -> Candidate | None:
+        """The loaded candidate at ``origin``; None when it cannot be one (not found at
+        that tag, another package there, or a version tag that disagrees with the
+        package's version: ``tag-version``)."""
+        try:
+            node = self.discovery.node(origin)
+        except MetapkgError:
+            return None
+        if identifier is not None and node.package_key != identifier:
+            return None
+        if from_tags and not _tag_agrees(node, self.notes):
+            return None
+        return Candidate(node.package_key, node.integrity, node)
 
     def is_satisfied_by(self, requirement: Requirement, candidate: Candidate) -> bool:
-        if requirement.constraint and not satisfies_constraint(
-            candidate.version, requirement.constraint
-        ):
-            return False
         if requirement.key in self.overridden:
             return candidate == self.overridden[requirement.key]
+        if requirement.dependency.range is not None:
+            return in_range(requirement, candidate.node)
         return requirement.integrity == candidate.integrity
 
     def get_dependencies(self, candidate: Candidate) -> list[Requirement]:
-        return [self.requirement(d) for d in candidate.node.package.dependencies]
+        return [self.requirement(d, candidate.key) for d in candidate.node.package.dependencies]
 
-    # -- helpers shared with the linear path in resolve/__init__.py ------------------------
+    def requirement(self, dependency: Dependency, parent: Key | None = None) -> Requirement:
+        node = self.discovery.preferred_node(dependency)
+        return Requirement(node.package_key, dependency, node.integrity, node.fetched.place, parent)
 
-    def requirement(self, dependency: Dependency) -> Requirement:
-        node = self.nodes[dependency.origin]
-        origin, constraint = dependency.origin, dependency.constraint
-        return Requirement(node.package_key, origin, constraint, node.integrity)
+    def pool(self, identifier: Key, requirements: Iterable[Requirement]) -> list[Candidate]:
+        """Every candidate for an identity that satisfies all of ``requirements``."""
+        wanted = list(requirements)
+        return list(
+            self.find_matches(identifier, {identifier: iter(wanted)}, {identifier: iter(())})()
+        )
 
-    def pool(self, identifier: Key) -> Sequence[Candidate]:
-        """Every candidate for an identity (only the override's, when there is one)."""
-        if identifier in self.overridden:
-            return (self.overridden[identifier],)
-        return self.candidates.get(identifier, ())
+
+def _tag_agrees(node: Node, notes: Callable[[Diagnostic], None]) -> bool:
+    """A candidate from a tag must hold the version its tag names (``tag-version``)."""
+    pin = node.fetched.pin
+    if pin is None or node.package.version is None:
+        return True
+    named = tag_version(pin.ref, node.fetched.folder_name)
+    found = SemVer.parse(node.package.version)
+    if named is None or found is None or found == named:
+        return True
+    notes(
+        warning(
+            "tag-version",
+            str(node.origin),
+            f"tag {pin.ref} names version {named}, but {node.package.label} there says "
+            f"{node.package.version}; the tag is not used as a candidate (retag it, or fix "
+            f"the version)",
+        )
+    )
+    return False

@@ -1,8 +1,15 @@
-"""Resolution: from a crawled set of origins to one package per (kind, fqn).
+"""Resolution: from declared dependencies to one package per (kind, fqn).
 
-resolvelib is the engine (see provider.py). Around it, this module turns its failures
-into the diagnostics the brief names: ``conflict`` (naming both chains), ``constraint``,
-and, on the result, ``cycle`` with the full path.
+resolvelib is the engine (see provider.py), with backtracking when the newest versions
+conflict. Around it, this module turns failures into the diagnostics the brief names:
+``constraint`` (every range involved, who asked for it, the newest tags), ``conflict``
+(naming both chains), and, on the result, ``cycle`` with the full path.
+
+Most graphs have nothing to choose: every requirement's preferred candidate (the lock's,
+the newest in range, or simply what the origin holds) satisfies every other requirement
+of its identity. That assignment is then the resolution, built in linear time; resolvelib
+rescans every criterion each round (quadratic: ~2 s at 300 packages, minutes at 3,000),
+so it runs only when there is a real choice to make.
 """
 
 from __future__ import annotations
@@ -12,11 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from metapkg.diagnostics import Diagnostic, ResolutionError, error
-from metapkg.fetch.crawl import Crawl, Node
 from metapkg.origins import Origin
-from metapkg.packages.models import Dependency
+from metapkg.packages.models import Dependency, Key, label
 from metapkg.resolve import graph
-from metapkg.resolve.provider import Candidate, Key, Provider, Requirement, satisfies_constraint
+from metapkg.resolve.candidates import Candidates
+from metapkg.resolve.discovery import Crawl, Discovery, Node
+from metapkg.resolve.provider import Candidate, Provider, Requirement
 
 
 @dataclass(frozen=True)
@@ -25,39 +33,45 @@ class Resolved:
     dependencies: Mapping[Key, tuple[Key, ...]]  # in declaration order
     roots: tuple[tuple[Dependency, Key], ...]  # manifest dependencies and what they hold
     order: tuple[Key, ...]  # dependencies first
+    notes: tuple[Diagnostic, ...] = ()  # warnings met while choosing (tag-version)
 
     @property
     def root_keys(self) -> list[Key]:
         return list(dict.fromkeys(key for _, key in self.roots))
 
 
-def resolve(roots: Sequence[Dependency], crawl: Crawl, overrides: Mapping[str, Origin]) -> Resolved:
+def resolve(
+    roots: Sequence[Dependency],
+    discovery: Discovery,
+    crawl: Crawl,
+    overrides: Mapping[str, Origin],
+    candidates: Candidates,
+) -> Resolved:
     from resolvelib import BaseReporter, ResolutionImpossible, Resolver
 
-    candidates = _candidates(roots, crawl)
+    notes: dict[Diagnostic, None] = {}
     overridden = _overridden(crawl, overrides)
-    provider = Provider(crawl.nodes, candidates, overridden)
+    provider = Provider(discovery, candidates, overridden, lambda d: notes.setdefault(d))
     requirements = [provider.requirement(d) for d in roots]
     chosen = _without_choices(provider, requirements)
     if chosen is None:
         try:
             result = Resolver(provider, BaseReporter()).resolve(
-                requirements, max_rounds=2 * len(crawl.nodes) + 100
+                requirements, max_rounds=4 * len(crawl.nodes) + 200
             )
         except ResolutionImpossible as exc:
-            raise ResolutionError(_explain(exc.causes, crawl)) from None
-        chosen = {key: c.node for key, c in result.mapping.items()}
+            raise ResolutionError(_explain(exc.causes, provider, crawl)) from None
+        chosen = {key: candidate.node for key, candidate in result.mapping.items()}
+    chosen = _best_known(chosen, crawl, roots)
     dependencies = {
-        key: tuple(
-            dict.fromkeys(crawl.nodes[d.origin].package_key for d in node.package.dependencies)
-        )
+        key: tuple(dict.fromkeys(provider.requirement(d).key for d in node.package.dependencies))
         for key, node in chosen.items()
     }
-    root_pairs = tuple((d, crawl.nodes[d.origin].package_key) for d in roots)
+    root_pairs = tuple((r.dependency, r.key) for r in requirements)
     root_keys = list(dict.fromkeys(key for _, key in root_pairs))
     cycle = graph.find_cycle(dependencies, root_keys)
     if cycle:
-        path = " -> ".join(graph.label(k) for k in cycle)
+        path = " -> ".join(label(k) for k in cycle)
         raise ResolutionError(
             [
                 error(
@@ -68,47 +82,49 @@ def resolve(roots: Sequence[Dependency], crawl: Crawl, overrides: Mapping[str, O
             ]
         )
     order = graph.dependencies_first(dependencies, root_keys)
-    return Resolved(chosen, dependencies, root_pairs, tuple(order))
+    return Resolved(chosen, dependencies, root_pairs, tuple(order), tuple(notes))
 
 
 def _without_choices(provider: Provider, roots: list[Requirement]) -> dict[Key, Node] | None:
-    """The resolution when there is nothing to decide, else None (resolvelib decides).
-
-    If every identity reachable from the roots has exactly one candidate and every
-    requirement accepts it, that assignment is the only resolution there is; building it
-    is linear. resolvelib rescans every criterion on each of its rounds (quadratic: about
-    2 s at 300 packages, minutes at 3,000), so it is kept for graphs with real choices:
-    two contents for one identity, a failing constraint, and later tag ranges.
-    """
-    chosen: dict[Key, Node] = {}
-    pending = list(roots)
+    """The resolution when every preferred candidate fits, else None (resolvelib decides)."""
+    chosen: dict[Key, Candidate] = {}
+    pending = list(reversed(roots))
     while pending:
         requirement = pending.pop()
-        pool = provider.pool(requirement.key)
-        if len(pool) != 1 or not provider.is_satisfied_by(requirement, pool[0]):
+        candidate = chosen.get(requirement.key) or _preferred(provider, requirement)
+        if not provider.is_satisfied_by(requirement, candidate):
             return None
         if requirement.key not in chosen:
-            chosen[requirement.key] = pool[0].node
-            pending.extend(provider.get_dependencies(pool[0]))
-    return chosen
+            chosen[requirement.key] = candidate
+            pending.extend(reversed(provider.get_dependencies(candidate)))
+    return {key: candidate.node for key, candidate in chosen.items()}
 
 
-def _candidates(roots: Sequence[Dependency], crawl: Crawl) -> dict[Key, list[Candidate]]:
-    """One candidate per distinct content of each identity, its best-known origin first.
-
-    When several origins hold the same content, the lock names the one a person would
-    look for: a direct dependency's, else the one nearest the top of the graph.
-    """
+def _best_known(
+    chosen: Mapping[Key, Node], crawl: Crawl, roots: Sequence[Dependency]
+) -> dict[Key, Node]:
+    """Where several origins hold the chosen content, the lock names the one a person
+    would look for: a direct dependency's, else the one nearest the top of the graph."""
     direct = {d.origin for d in roots}
     depth = crawl.depths()
-    by_key: dict[Key, dict[str, Node]] = {}
-    for origin in sorted(crawl.nodes, key=lambda o: (o not in direct, depth.get(o, 0), str(o))):
-        node = crawl.nodes[origin]
-        by_key.setdefault(node.package_key, {}).setdefault(node.integrity, node)
-    return {
-        key: [Candidate(key, integrity, node) for integrity, node in nodes.items()]
-        for key, nodes in by_key.items()
-    }
+
+    def rank(origin: Origin) -> tuple[bool, int, str]:
+        return (origin not in direct, depth.get(origin, 0), str(origin))
+
+    best = dict(chosen)
+    for node in crawl.nodes.values():
+        current = best.get(node.package_key)
+        same = current is not None and current.integrity == node.integrity
+        if same and current is not None and rank(node.origin) < rank(current.origin):
+            best[node.package_key] = node
+    return best
+
+
+def _preferred(provider: Provider, requirement: Requirement) -> Candidate:
+    if requirement.key in provider.overridden:
+        return provider.overridden[requirement.key]
+    node = provider.discovery.preferred_node(requirement.dependency)
+    return Candidate(node.package_key, node.integrity, node)
 
 
 def _overridden(crawl: Crawl, overrides: Mapping[str, Origin]) -> dict[Key, Candidate]:
@@ -132,42 +148,60 @@ def _overridden(crawl: Crawl, overrides: Mapping[str, Origin]) -> dict[Key, Cand
     return found
 
 
-def _explain(causes: Collection[Any], crawl: Crawl) -> list[Diagnostic]:
-    requirements: dict[Key, list[tuple[Requirement, Candidate | None]]] = {}
+# -- explaining a failure ---------------------------------------------------------------------
+
+
+def _explain(causes: Collection[Any], provider: Provider, crawl: Crawl) -> list[Diagnostic]:
+    by_key: dict[Key, list[tuple[Requirement, Candidate | None]]] = {}
     for cause in causes:
-        requirement, parent = cause.requirement, cause.parent
-        requirements.setdefault(requirement.key, []).append((requirement, parent))
+        by_key.setdefault(cause.requirement.key, []).append((cause.requirement, cause.parent))
     diagnostics = []
-    for key, items in sorted(requirements.items()):
-        diagnostics.extend(
-            _constraint_failures(key, items, crawl) or [_conflict(key, items, crawl)]
-        )
+    for key, items in sorted(by_key.items()):
+        if any(r.dependency.range is not None for r, _ in items):
+            diagnostics.append(_unsatisfiable(key, items, provider))
+        else:
+            diagnostics.append(_conflict(key, items, crawl))
     return diagnostics
 
 
-def _asker(parent: Candidate | None, crawl: Crawl) -> str:
+def _asker(parent: Candidate | None) -> str:
     if parent is None:
         return "metapkg.yaml"
-    return " -> ".join(crawl.chain(parent.node.origin))
+    version = f" {parent.version}" if parent.version else ""
+    return f"{label(parent.key)}{version}"
 
 
-def _constraint_failures(
-    key: Key, items: list[tuple[Requirement, Candidate | None]], crawl: Crawl
-) -> list[Diagnostic]:
-    failures = []
-    for requirement, parent in items:
-        held = crawl.nodes[requirement.origin].package
-        if not satisfies_constraint(held.version, requirement.constraint):
-            failures.append(
-                error(
-                    "constraint",
-                    str(requirement.origin),
-                    f"{graph.label(key)} {held.version} does not satisfy "
-                    f"{requirement.constraint} required by {_asker(parent, crawl)}; change the "
-                    f"constraint or point the origin at a matching version",
-                )
-            )
-    return failures
+def _wants(requirement: Requirement, provider: Provider) -> str:
+    dependency = requirement.dependency
+    if dependency.range is None:
+        node = provider.discovery.preferred_node(dependency)
+        held = f" {node.package.version}" if node.package.version else ""
+        return f"exactly {dependency.origin}{held}"
+    tags = [] if dependency.origin.is_local else provider.candidates.versions(dependency.origin)
+    if tags:
+        return str(dependency.range)
+    held = provider.discovery.preferred_node(dependency).package.version or "no version"
+    return f"{dependency.range} (its origin {dependency.origin} holds {held} and has no tags)"
+
+
+def _unsatisfiable(
+    key: Key, items: list[tuple[Requirement, Candidate | None]], provider: Provider
+) -> Diagnostic:
+    wants = dict.fromkeys(f"{_asker(p)} wants {_wants(r, provider)}" for r, p in items)
+    tagged = {
+        str(tag.version): None
+        for r, _ in items
+        if r.dependency.range is not None and not r.dependency.origin.is_local
+        for tag in provider.candidates.versions(r.dependency.origin)
+    }
+    newest = f"; newest tags: {', '.join(list(tagged)[:6])}" if tagged else ""
+    first = items[0][0].dependency.origin
+    return error(
+        "constraint",
+        str(first),
+        f"no version of {label(key)} satisfies every requirement: {'; '.join(wants)}{newest}. "
+        f"Widen a range, or settle it in metapkg.yaml with overrides: {{{key[1]}: <origin>}}",
+    )
 
 
 def _conflict(
@@ -175,14 +209,14 @@ def _conflict(
 ) -> Diagnostic:
     wants: dict[str, str] = {}
     for requirement, parent in items:
-        node = crawl.nodes[requirement.origin]
-        version = f" ({node.package.version})" if node.package.version else ""
-        wants.setdefault(
-            node.integrity, f"`{_asker(parent, crawl)}` wants {requirement.origin}{version}"
-        )
+        asker = "metapkg.yaml" if parent is None else " -> ".join(crawl.chain(parent.node.origin))
+        origin = requirement.dependency.origin
+        node = crawl.chosen(requirement.dependency)
+        version = f" ({node.package.version})" if node and node.package.version else ""
+        wants.setdefault(requirement.integrity, f"`{asker}` wants {origin}{version}")
     return error(
         "conflict",
         "metapkg.yaml",
-        f"{graph.label(key)} is required with different content: {'; '.join(wants.values())}. "
+        f"{label(key)} is required with different content: {'; '.join(wants.values())}. "
         f"Align the origins, or settle it in metapkg.yaml with overrides: {{{key[1]}: <origin>}}",
     )

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, error
-
-MAX_DEPTH = 64  # folders inside a package; install refuses deeper ones (lock/integrity.py)
+from metapkg.integrity import MAX_DEPTH  # install refuses deeper packages too
 
 
 def check(root: Path, display: str) -> Iterator[Diagnostic]:

@@ -1,0 +1,311 @@
+"""Loading candidates, once each, and prefetching the likely graph concurrently.
+
+:class:`Discovery` turns an origin into a :class:`Node` (fetched, parsed, hashed), once per
+origin however many threads ask, on a pool of worker threads: the resolver asks for nodes
+lazily, one candidate at a time, and waits for each.
+
+Waiting level by level would cost one round trip per package, so ``crawl`` prefetches:
+it walks the graph of *preferred* candidates (the lock's pins, else the newest version in
+range, else what the origin names) the way the resolver is likely to, scheduling each
+package's dependencies the moment that package is loaded. A graph with no choices costs
+about one fetch per level on its critical path, and the resolver then finds every node it
+asks for already loaded. A graph with choices costs more only for the candidates the
+resolver actually tries. The crawl gathers; judging is the resolver's job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from functools import partial
+
+from metapkg.diagnostics import Diagnostic, FetchError, MetapkgError, error
+from metapkg.fetch.once import Once
+from metapkg.fetch.source import Fetched, NotFound
+from metapkg.fetch.sources import Sources
+from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
+from metapkg.origins import Origin
+from metapkg.packages.load import detect_kind, load_package
+from metapkg.packages.models import Dependency, Key, Package
+from metapkg.resolve.candidates import Candidates, Unsatisfiable
+
+DEFAULT_WORKERS = 16
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Node:
+    """One origin, fetched and loaded."""
+
+    origin: Origin
+    fetched: Fetched
+    package: Package
+    integrity: str
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def package_key(self) -> Key:
+        return self.package.key
+
+
+@dataclass(frozen=True)
+class Edge:
+    parent: Origin | None  # None: the project manifest (or an override)
+    dependency: Dependency
+    chosen: Origin | None = None  # the candidate the dependency led to, once loaded
+
+
+@dataclass
+class Crawl:
+    nodes: dict[Origin, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    def chosen(self, dependency: Dependency) -> Node | None:
+        for edge in self.edges:
+            if edge.dependency == dependency and edge.chosen is not None:
+                return self.nodes.get(edge.chosen)
+        return None
+
+    def chain(self, origin: Origin | None) -> list[str]:
+        """Labels from a direct dependency down to ``origin`` (first path found)."""
+        parents: dict[Origin, Origin | None] = {}
+        for edge in self.edges:
+            for reached in {edge.chosen, edge.dependency.origin} - {None}:
+                assert reached is not None
+                parents.setdefault(reached, edge.parent)
+        labels: list[str] = []
+        seen: set[Origin] = set()
+        while origin is not None and origin not in seen:
+            seen.add(origin)
+            node = self.nodes.get(origin)
+            labels.append(node.package.label if node else str(origin))
+            origin = parents.get(origin)
+        return labels[::-1]
+
+    def depths(self) -> dict[Origin, int]:
+        """How far below metapkg.yaml each origin was first found (direct dependencies: 1)."""
+        children: dict[Origin | None, list[Origin]] = {}
+        for edge in self.edges:
+            if edge.chosen is not None:
+                children.setdefault(edge.parent, []).append(edge.chosen)
+        depth: dict[Origin, int] = {}
+        level, frontier = 1, children.get(None, [])
+        while frontier:
+            following = []
+            for origin in frontier:
+                if origin not in depth:
+                    depth[origin] = level
+                    following.extend(children.get(origin, []))
+            level, frontier = level + 1, following
+        return depth
+
+
+class Discovery:
+    """Loads nodes on a thread pool, once per origin; lives as long as one resolution."""
+
+    def __init__(
+        self, sources: Sources, candidates: Candidates, workers: int = DEFAULT_WORKERS
+    ) -> None:
+        self.sources = sources
+        self.candidates = candidates
+        # Threads mostly wait (for another thread's download of the same archive, or for
+        # one of the HTTP client's `workers` slots): too few, and waiting threads hold up
+        # fetches from other repositories.
+        self._pool = ThreadPoolExecutor(max_workers=max(1, workers) * 4, thread_name_prefix="load")
+        self._nodes: Once[Origin, Node] = Once()
+        self._preferred: Once[tuple[Origin, str | None], Origin] = Once()
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # -- nodes --------------------------------------------------------------------------------
+
+    def node(self, origin: Origin) -> Node:
+        """The loaded package at ``origin`` (blocking; loaded once per run)."""
+        return self._nodes.get(origin, lambda: _load(self.sources.fetch(origin), origin))
+
+    def preferred(self, dependency: Dependency) -> Origin:
+        """The candidate a dependency most likely resolves to (see candidates.py)."""
+        key = (dependency.origin, dependency.constraint)
+        return self._preferred.get(key, lambda: self.candidates.preferred(dependency))
+
+    def preferred_node(self, dependency: Dependency) -> Node:
+        return self.node(self.preferred(dependency))
+
+    def submit(self, work: Callable[[], Node]) -> Future[Node]:
+        return self._pool.submit(work)
+
+    def warm(self, origins: Iterable[Origin]) -> None:
+        """Start loading origins expected to be needed (the lock's packages)."""
+        for origin in origins:
+            self._pool.submit(_quietly, self.node, origin)
+
+    # -- the crawl ----------------------------------------------------------------------------
+
+    def crawl(
+        self,
+        roots: Sequence[Dependency],
+        overrides: Mapping[str, Origin],
+        progress: Progress | None = None,
+    ) -> Crawl:
+        """Load the preferred candidate of every dependency reachable from ``roots``."""
+        result = Crawl()
+        futures: dict[Future[Node], tuple[Origin | None, Dependency | None, Origin | None]] = {}
+        scheduled: set[tuple[Origin, str | None]] = set()
+
+        def schedule(parent: Origin | None, dependency: Dependency) -> None:
+            key = (dependency.origin, dependency.constraint)
+            if key in scheduled:
+                return
+            scheduled.add(key)
+            futures[self.submit(partial(self.preferred_node, dependency))] = (
+                parent,
+                dependency,
+                None,
+            )
+
+        for replacement in sorted(set(overrides.values()), key=str):
+            futures[self.submit(partial(self.node, replacement))] = (None, None, replacement)
+        for root in roots:
+            schedule(None, root)
+        done_count = 0
+        while futures:
+            done, _ = wait(futures, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: _sort_key(futures[f])):
+                parent, dependency, origin = futures.pop(future)
+                done_count += 1
+                node = self._collect(future, parent, dependency, origin, result)
+                if node is None:
+                    continue
+                replaced = overrides.get(node.package.fqn)
+                if replaced is not None and replaced != node.origin:
+                    continue  # an override stands in for this package and its dependencies
+                for child in node.package.dependencies:
+                    if node.origin.is_local is False and child.origin.is_local:
+                        result.problems.append(_local_from_remote(node, child.origin))
+                        continue
+                    schedule(node.origin, child)
+            if progress is not None:
+                progress(done_count, done_count + len(futures))
+        result.problems.extend(_kind_problems(result))
+        return result
+
+    def _collect(
+        self,
+        future: Future[Node],
+        parent: Origin | None,
+        dependency: Dependency | None,
+        origin: Origin | None,
+        result: Crawl,
+    ) -> Node | None:
+        try:
+            node = future.result()
+        except NotFound as exc:
+            if dependency is not None:
+                result.edges.append(Edge(parent, dependency))
+            chain = " -> ".join(result.chain(parent))
+            required = f"required by {chain}" if chain else "required by metapkg.yaml"
+            shown = str(dependency.origin) if dependency else str(origin)
+            result.problems.append(
+                error("missing", shown, f"dependency not found ({exc.why}); {required}")
+            )
+            return None
+        except Unsatisfiable as exc:
+            assert dependency is not None
+            result.edges.append(Edge(parent, dependency))
+            asker = " -> ".join(result.chain(parent)) if parent else "metapkg.yaml"
+            result.problems.append(exc.diagnostic(asker))
+            return None
+        except MetapkgError as exc:
+            # Packages sharing one failed download share its error: report it once.
+            if dependency is not None:
+                result.edges.append(Edge(parent, dependency))
+            result.problems.extend(d for d in exc.diagnostics if d not in result.problems)
+            return None
+        if dependency is not None:
+            result.edges.append(Edge(parent, dependency, node.origin))
+        result.nodes[node.origin] = node
+        return node
+
+
+def _sort_key(item: tuple[Origin | None, Dependency | None, Origin | None]) -> str:
+    parent, dependency, origin = item
+    return f"{parent}|{dependency.origin if dependency else origin}"
+
+
+def _quietly(load: Callable[[Origin], Node], origin: Origin) -> None:
+    """Load ahead of need; a failure here is reported when the resolver asks for real."""
+    with contextlib.suppress(Exception):
+        load(origin)
+
+
+def _local_from_remote(node: Node, child: Origin) -> Diagnostic:
+    """A package from a remote origin naming a file: origin would make metapkg read (and
+    copy into the project and lock) whatever sits at that path on this machine."""
+    return error(
+        "file-origin",
+        str(node.origin),
+        f"{node.package.label}, fetched from {node.origin.repository}, depends on the local "
+        f"{child}; a published package cannot reach into this machine. Ask its author for "
+        f"a GitHub origin",
+    )
+
+
+def _load(fetched: Fetched, origin: Origin) -> Node:
+    kind = detect_kind(fetched.path)
+    if kind is None:
+        raise NotFound(
+            origin,
+            "holds no package: no SKILL.md, AGENTS.md or <name>.3md there, and it is not "
+            "a .json file",
+        )
+    loaded = load_package(fetched.path, fetched.display, kind, fetched.folder_name, consumer=True)
+    if loaded.package is None:
+        raise FetchError(loaded.diagnostics)
+    try:
+        integrity = fetched.integrity or tree_hash(fetched.path, sealed=fetched.shared)
+    except ModifiedInCache as exc:
+        raise FetchError(
+            [
+                error(
+                    "integrity",
+                    fetched.display,
+                    f"{loaded.package.label}: the download cache's copy changed after "
+                    f"download ({exc}); run `metapkg install` online to fetch it again",
+                )
+            ]
+        ) from None
+    except TreeError as exc:
+        raise FetchError([error("link", fetched.display, str(exc))]) from None
+    return Node(origin, fetched, loaded.package, integrity, loaded.diagnostics)
+
+
+def _kind_problems(result: Crawl) -> list[Diagnostic]:
+    problems = []
+    reported: set[tuple[Origin, str]] = set()
+    for edge in result.edges:
+        node = result.nodes.get(edge.chosen) if edge.chosen is not None else None
+        wanted = edge.dependency.kind
+        if node is None or node.package.kind == wanted or (node.origin, wanted) in reported:
+            continue
+        reported.add((node.origin, wanted))
+        asker = " -> ".join(result.chain(edge.parent)) if edge.parent else "metapkg.yaml"
+        problems.append(
+            error(
+                "kind",
+                str(edge.dependency.origin),
+                f"{asker} lists this under {wanted}s, but it holds {node.package.label}; "
+                f"move it to the {node.package.kind}s list"
+                + (
+                    " (agents cannot be dependencies)"
+                    if node.package.kind == "agent" and edge.parent
+                    else ""
+                ),
+            )
+        )
+    return problems
