@@ -7,7 +7,7 @@ files should become.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from metapkg.diagnostics import (
     warning,
 )
 from metapkg.fetch.source import RefPin, unpinned_under_frozen
-from metapkg.fetch.sources import FetchOptions, Sources
+from metapkg.fetch.sources import REGISTRY, FetchOptions, SourceFactory, Sources
 from metapkg.lock import format as lockfmt
 from metapkg.lock.build import from_resolution
 from metapkg.manifest import Manifest
@@ -85,9 +85,11 @@ def resolve_project(
     options: FetchOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
     fresh: frozenset[str] | None = None,
+    registry: Mapping[str, SourceFactory] = REGISTRY,
 ) -> Resolution:
     """``fresh``: for `metapkg update`, the fqns whose locked versions are not reused
-    (empty: none is); None reuses the lock's choices wherever they still fit."""
+    (empty: none is); None reuses the lock's choices wherever they still fit.
+    ``registry``: the sources per origin scheme (tests pass an in-memory forge)."""
     manifest = manifest_file.read(project)
     options = options or FetchOptions()
     old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen)
@@ -97,7 +99,7 @@ def resolve_project(
     unpinned = _unpinned_roots(manifest, options.pins)
     if unpinned and options.frozen:
         raise unpinned_under_frozen(list(unpinned))  # before any download: CI caches start cold
-    sources = Sources(options)
+    sources = Sources(options, registry)
     if unpinned:
         sources.warm_up(unpinned[0])
     locked = locked_choices(old_lock.packages) if old_lock is not None else []

@@ -104,23 +104,27 @@ class Candidates:
 
     # -- what a dependency most likely resolves to ---------------------------------------------
 
-    def preferred(self, dependency: Dependency) -> Origin:
-        """The locked choice if still in range, else the newest version in range, else the
-        origin itself (no range, a file: origin, or no version tags)."""
+    def preferred(self, dependency: Dependency) -> Iterator[Origin]:
+        """A dependency's likely candidates, best first: the locked choice if still in
+        range, then the versions in range, newest first; the origin itself when there is
+        no range, it is a file: origin, or the package has no version tags."""
         spec = dependency.range
         if spec is None or dependency.origin.is_local:
-            return dependency.origin
+            yield dependency.origin
+            return
         self.place(dependency.origin)  # where its path starts: the lock keeps that pin
         locked = self.locked_choice(dependency.origin, [spec])
         if locked is not None:
-            return locked
+            yield locked
         tags = self.versions(dependency.origin)
         in_range = [tag for tag in tags if spec.contains(tag.version)]
-        if in_range:
-            return in_range[0].origin
-        if tags:
+        if not tags:
+            yield dependency.origin
+        elif not in_range:
             raise Unsatisfiable(dependency, tags)
-        return dependency.origin
+        for tag in in_range:
+            if tag.origin != locked:
+                yield tag.origin
 
     def versions(self, origin: Origin) -> list[Tag]:
         """The tagged versions at ``origin``'s place, newest first (asked once per run)."""

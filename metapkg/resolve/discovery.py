@@ -22,14 +22,16 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from functools import partial
 
-from metapkg.diagnostics import Diagnostic, FetchError, MetapkgError, error
+from metapkg.diagnostics import Diagnostic, FetchError, MetapkgError, error, warning
 from metapkg.fetch.once import Once
 from metapkg.fetch.source import Fetched, NotFound
 from metapkg.fetch.sources import Sources
+from metapkg.fetch.tags import tag_version
 from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import Origin
 from metapkg.packages.load import detect_kind, load_package
 from metapkg.packages.models import Dependency, Key, Package
+from metapkg.packages.semver import SemVer
 from metapkg.resolve.candidates import Candidates, Unsatisfiable
 
 DEFAULT_WORKERS = 16
@@ -119,6 +121,7 @@ class Discovery:
         self._nodes: Once[Origin, Node] = Once()
         self._preferred: Once[tuple[Origin, str | None], Origin] = Once()
         self._lock = threading.Lock()
+        self.notes: dict[Diagnostic, None] = {}  # warnings met while choosing (tag-version)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -130,9 +133,33 @@ class Discovery:
         return self._nodes.get(origin, lambda: _load(self.sources.fetch(origin), origin))
 
     def preferred(self, dependency: Dependency) -> Origin:
-        """The candidate a dependency most likely resolves to (see candidates.py)."""
+        """The candidate a dependency most likely resolves to (see candidates.py): the
+        first of its likely candidates that loads and, if it came from a version tag,
+        holds the version the tag names."""
         key = (dependency.origin, dependency.constraint)
-        return self._preferred.get(key, lambda: self.candidates.preferred(dependency))
+        return self._preferred.get(key, lambda: self._first_usable(dependency))
+
+    def _first_usable(self, dependency: Dependency) -> Origin:
+        failure: MetapkgError | None = None
+        for origin in self.candidates.preferred(dependency):
+            if origin == dependency.origin:
+                return origin  # what the dependency names: its own errors are reported
+            try:
+                node = self.node(origin)
+            except MetapkgError as exc:
+                failure = failure or exc
+                continue
+            note = tag_disagrees(node)
+            if note is None:
+                return origin
+            self.note(note)
+        if failure is not None:
+            raise failure
+        raise NotFound(dependency.origin, f"no tagged version in {dependency.constraint} loads")
+
+    def note(self, diagnostic: Diagnostic) -> None:
+        with self._lock:
+            self.notes.setdefault(diagnostic)
 
     def preferred_node(self, dependency: Dependency) -> Node:
         return self.node(self.preferred(dependency))
@@ -283,6 +310,25 @@ def _load(fetched: Fetched, origin: Origin) -> Node:
     except TreeError as exc:
         raise FetchError([error("link", fetched.display, str(exc))]) from None
     return Node(origin, fetched, loaded.package, integrity, loaded.diagnostics)
+
+
+def tag_disagrees(node: Node) -> Diagnostic | None:
+    """A candidate from a version tag must hold the version its tag names, else it is no
+    candidate (``tag-version``): a retagged or mistagged release must not slip in."""
+    pin = node.fetched.pin
+    version = node.package.version
+    if pin is None or version is None:
+        return None
+    named = tag_version(pin.ref, node.fetched.folder_name)
+    found = SemVer.parse(version)
+    if named is None or found is None or found == named:
+        return None
+    return warning(
+        "tag-version",
+        str(node.origin),
+        f"tag {pin.ref} names version {named}, but {node.package.label} there says {version}; "
+        f"the tag is not used as a candidate (retag it, or fix the version)",
+    )
 
 
 def _kind_problems(result: Crawl) -> list[Diagnostic]:

@@ -21,14 +21,12 @@ from typing import Any
 
 from resolvelib import AbstractProvider
 
-from metapkg.diagnostics import Diagnostic, MetapkgError, warning
+from metapkg.diagnostics import Diagnostic, MetapkgError
 from metapkg.fetch.source import Place
-from metapkg.fetch.tags import tag_version
 from metapkg.origins import Origin
 from metapkg.packages.models import Dependency, Key
-from metapkg.packages.semver import SemVer
 from metapkg.resolve.candidates import Candidates
-from metapkg.resolve.discovery import Discovery, Node
+from metapkg.resolve.discovery import Discovery, Node, tag_disagrees
 
 
 @dataclass(frozen=True)
@@ -144,7 +142,9 @@ class Provider(AbstractProvider[Requirement, Candidate, Key]):
             return None
         if identifier is not None and node.package_key != identifier:
             return None
-        if from_tags and not _tag_agrees(node, self.notes):
+        note = tag_disagrees(node) if from_tags else None
+        if note is not None:
+            self.notes(note)
             return None
         return Candidate(node.package_key, node.integrity, node)
 
@@ -168,24 +168,3 @@ class Provider(AbstractProvider[Requirement, Candidate, Key]):
         return list(
             self.find_matches(identifier, {identifier: iter(wanted)}, {identifier: iter(())})()
         )
-
-
-def _tag_agrees(node: Node, notes: Callable[[Diagnostic], None]) -> bool:
-    """A candidate from a tag must hold the version its tag names (``tag-version``)."""
-    pin = node.fetched.pin
-    if pin is None or node.package.version is None:
-        return True
-    named = tag_version(pin.ref, node.fetched.folder_name)
-    found = SemVer.parse(node.package.version)
-    if named is None or found is None or found == named:
-        return True
-    notes(
-        warning(
-            "tag-version",
-            str(node.origin),
-            f"tag {pin.ref} names version {named}, but {node.package.label} there says "
-            f"{node.package.version}; the tag is not used as a candidate (retag it, or fix "
-            f"the version)",
-        )
-    )
-    return False

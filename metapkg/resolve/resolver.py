@@ -49,9 +49,8 @@ def resolve(
 ) -> Resolved:
     from resolvelib import BaseReporter, ResolutionImpossible, Resolver
 
-    notes: dict[Diagnostic, None] = {}
     overridden = _overridden(crawl, overrides)
-    provider = Provider(discovery, candidates, overridden, lambda d: notes.setdefault(d))
+    provider = Provider(discovery, candidates, overridden, discovery.note)
     requirements = [provider.requirement(d) for d in roots]
     chosen = _without_choices(provider, requirements)
     if chosen is None:
@@ -82,7 +81,7 @@ def resolve(
             ]
         )
     order = graph.dependencies_first(dependencies, root_keys)
-    return Resolved(chosen, dependencies, root_pairs, tuple(order), tuple(notes))
+    return Resolved(chosen, dependencies, root_pairs, tuple(order), tuple(discovery.notes))
 
 
 def _without_choices(provider: Provider, roots: list[Requirement]) -> dict[Key, Node] | None:
