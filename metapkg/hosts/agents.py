@@ -16,7 +16,7 @@ from metapkg.hosts.model import HostSpec, UserScope
 
 HOST = HostSpec(
     name="agents",
-    title="Agent Skills folder (.agents/skills)",
+    title="shared Agent Skills folder",
     skills=".agents/skills",
     reads_skills=(".agents/skills",),
     user=UserScope(skills="~/.agents/skills"),

@@ -98,3 +98,12 @@ def toml_agent(
     key, value = long_field
     lines.append(f"{key} = {toml_multiline(value)}")
     return Rendered(path, ("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def agent_doc(text: str) -> AgentDoc:
+    """An AgentDoc from an AGENTS.md's text (the package checks have already passed)."""
+    from metapkg.packages import frontmatter
+
+    parsed = frontmatter.parse(text)
+    fields = parsed.fields
+    return AgentDoc(str(fields["name"]), str(fields.get("description", "")), parsed.body)

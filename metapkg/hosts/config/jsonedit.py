@@ -41,6 +41,11 @@ def _starts_line(text: str, index: int) -> bool:
     return text[_line_start(text, index) : index].strip(_BLANK) == ""
 
 
+def newlines(text: str, fragment: str) -> str:
+    """``fragment`` with the file's line endings (CRLF files stay CRLF)."""
+    return fragment.replace("\n", "\r\n") if "\r\n" in text else fragment
+
+
 def render(value: Any, indent: str, unit: str, inline: bool) -> str:
     if inline:
         return json.dumps(value, ensure_ascii=False)
@@ -65,7 +70,8 @@ def _end_of_line_comment(text: str, index: int) -> int:
         probe += 1
     if text.startswith("//", probe):
         newline = text.find("\n", probe)
-        return len(text) if newline < 0 else newline
+        end = len(text) if newline < 0 else newline
+        return end - 1 if text[probe:end].endswith("\r") else end
     if text.startswith("/*", probe):
         close = text.find("*/", probe)
         if close >= 0 and "\n" not in text[probe:close]:
@@ -82,7 +88,7 @@ def set_member(doc: Document, obj: Node, key: str, value: Any) -> str:
         node = existing.node
         inline = not _starts_line(text, existing.key_start)
         rendered = render(value, _indent_of(text, existing.key_start), unit, inline)
-        return text[: node.start] + rendered + text[node.end :]
+        return text[: node.start] + newlines(text, rendered) + text[node.end :]
     encoded = json.dumps(key, ensure_ascii=False)
     if not obj.members:
         return _insert_first(text, obj, encoded, value, unit)
@@ -95,7 +101,7 @@ def set_member(doc: Document, obj: Node, key: str, value: Any) -> str:
             return text[:past_comma] + f" {member}," + text[past_comma:]
         return text[: last.node.end] + f", {member}" + text[last.node.end :]
     indent = _indent_of(text, first.key_start)
-    member = f"\n{indent}{encoded}: {render(value, indent, unit, False)}"
+    member = newlines(text, f"\n{indent}{encoded}: {render(value, indent, unit, False)}")
     at = _end_of_line_comment(text, past_comma)
     if trailing:
         return text[:at] + member + "," + text[at:]
@@ -106,15 +112,28 @@ def _insert_first(text: str, obj: Node, encoded: str, value: Any, unit: str) -> 
     outer = _indent_of(text, obj.start)
     inner_text = text[obj.start + 1 : obj.end - 1]
     indent = outer + unit
+    if "\n" not in text and not inner_text.strip(" \t"):  # a one-line file stays one line
+        member = f"{encoded}: {render(value, '', unit, True)}"
+        return text[: obj.start + 1] + member + text[obj.end - 1 :]
     member = f"{encoded}: {render(value, indent, unit, False)}"
     if inner_text.strip(" \t\r\n") == "":
-        return text[: obj.start + 1] + f"\n{indent}{member}\n{outer}" + text[obj.end - 1 :]
+        fragment = newlines(text, f"\n{indent}{member}\n{outer}")
+        return text[: obj.start + 1] + fragment + text[obj.end - 1 :]
     # only comments inside: put the member first, leave the comments where they are
-    return text[: obj.start + 1] + f"\n{indent}{member}" + text[obj.start + 1 :]
+    return text[: obj.start + 1] + newlines(text, f"\n{indent}{member}") + text[obj.start + 1 :]
 
 
 def remove_member(doc: Document, obj: Node, key: str) -> str:
-    """Delete ``obj[key]`` with its comma; whole lines when it sits on lines of its own."""
+    """Delete ``obj[key]`` with its comma; whole lines when it sits on lines of its own. An
+    object left with nothing but whitespace inside becomes ``{}``."""
+    result = _cut_member(doc, obj, key)
+    close = obj.end - 1 - (len(doc.text) - len(result))
+    if result[obj.start + 1 : close].strip(" \t\r\n") == "":
+        result = result[: obj.start + 1] + result[close:]
+    return result
+
+
+def _cut_member(doc: Document, obj: Node, key: str) -> str:
     text = doc.text
     index = next(i for i, m in enumerate(obj.members) if m.key == key)
     member = obj.members[index]

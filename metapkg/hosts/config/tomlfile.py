@@ -107,11 +107,13 @@ def _splice(
             if cut is None:
                 return None
             text = cut
+    newline = "\r\n" if "\r\n" in text else "\n"
     for name, entry in final.items():
         if name not in current or current[name] != entry:
             if text and not text.endswith("\n"):
-                text += "\n"
-            text += ("\n" if text else "") + _block(table, name, entry)
+                text += newline
+            block = ("\n" if text else "") + _block(table, name, entry)
+            text += block.replace("\n", newline)
     return text
 
 
