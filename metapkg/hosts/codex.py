@@ -17,7 +17,7 @@ which Codex writes when the user trusts the folder. metapkg never writes it.
 Sources: https://developers.openai.com/codex/mcp, https://developers.openai.com/codex/subagents,
 https://developers.openai.com/codex/skills, openai/codex
 codex-rs/core/src/config/agent_roles.rs (agent file fields and checks); scripts/host-clients
-(``codex mcp list --json``, Codex 0.169.0).
+(``codex mcp list --json``, Codex 0.169.0; that listing does not load agent files).
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ acknowledged (``~/.gemini/acknowledgments/agents.json``); metapkg never writes t
 
 Sources: https://geminicli.com/docs/tools/mcp-server, https://geminicli.com/docs/core/subagents
 (google-gemini/gemini-cli docs/core/subagents.md), https://geminicli.com/docs/cli/configuration;
-scripts/host-clients (``gemini mcp list``, ``gemini skills list``, Gemini CLI 0.61.0).
+scripts/host-clients (``gemini mcp list``; ``gemini skills list``, which also loads and
+validates project agents and reads user skills from ``~/.agents/skills``; Gemini CLI 0.61.0).
 """
 
 from __future__ import annotations
