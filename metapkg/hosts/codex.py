@@ -1,0 +1,91 @@
+"""OpenAI Codex (CLI, IDE extension, app).
+
+Skills from ``.agents/skills`` (the shared folder); custom agents in
+``.codex/agents/<name>.toml`` with ``name``, ``description`` and ``developer_instructions``
+(all three required, none blank; other keys are config keys such as ``model``); MCP
+servers in ``.codex/config.toml`` as ``[mcp_servers.<name>]`` tables: ``command``,
+``args``, ``env``, ``cwd`` for stdio, ``url`` and ``http_headers`` for streamable HTTP
+(no SSE). The same file holds the user's model, sandbox and profile settings, so it is
+edited with tomlkit and only metapkg's tables change. Codex expands no variables in it.
+Keys are sanitised (``[A-Za-z0-9_-]``): they are bare TOML keys and become part of tool
+names (``mcp__<server>__<tool>``).
+
+Codex reads a project's ``.codex/`` (config and agents) only in a trusted project:
+``[projects."<absolute path>"] trust_level = "trusted"`` in ``~/.codex/config.toml``,
+which Codex writes when the user trusts the folder. metapkg never writes it.
+
+Sources: https://developers.openai.com/codex/mcp, https://developers.openai.com/codex/subagents,
+https://developers.openai.com/codex/skills, openai/codex
+codex-rs/core/src/config/agent_roles.rs (agent file fields and checks); scripts/host-clients
+(``codex mcp list --json``, Codex 0.169.0; that listing does not load agent files).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from metapkg.hosts import render, servers
+from metapkg.hosts.config.tomlfile import TomlServers
+from metapkg.hosts.model import AgentDoc, HostSpec, McpTarget, Rendered, Translated, UserScope
+
+CONFIG = ".codex/config.toml"
+
+
+def _agent(agent: AgentDoc) -> Rendered:
+    instructions = render.body_text(agent.body)
+    warnings: tuple[str, ...] = ()
+    if not instructions:
+        instructions = agent.description + "\n"
+        warnings = (
+            f"Codex needs developer_instructions: {agent.name} has no body, so its "
+            f"description is used",
+        )
+    fields = (("name", agent.name), ("description", agent.description))
+    out = render.toml_agent(
+        f".codex/agents/{agent.name}.toml", fields, ("developer_instructions", instructions)
+    )
+    return Rendered(out.path, out.data, warnings)
+
+
+def _server(config: Mapping[str, Any]) -> Translated:
+    server = servers.read(config)
+    if server.transport == "stdio":
+        entry = servers.stdio_fields(server, cwd=True)
+        dropped = servers.unsupported(server, cwd=True)
+    else:
+        entry = servers.remote_fields(server, headers_key="http_headers")
+        dropped = servers.unsupported(server, cwd=False)
+        if server.transport == "sse":
+            dropped.insert(0, "type: sse (Codex connects to url with streamable HTTP only)")
+    return Translated(entry, servers.left_out("Codex", CONFIG, dropped))
+
+
+HOST = HostSpec(
+    name="codex",
+    title="Codex",
+    skills=".agents/skills",
+    reads_skills=(".agents/skills",),
+    agents=".codex/agents",
+    reads_agents=(".codex/agents",),
+    agent_suffix=".toml",
+    mcp=McpTarget((CONFIG,), TomlServers, "sanitised", None, "none"),
+    user=UserScope(
+        skills="~/.agents/skills",
+        agents="{codex_home}/agents",
+        mcp=McpTarget(("{codex_home}/config.toml",), TomlServers, "sanitised"),
+    ),
+    markers=(".codex",),
+    notes=(
+        "Codex reads .codex/config.toml and .codex/agents only in a trusted project: start "
+        "`codex` in the project and trust it when asked",
+    ),
+    sources=(
+        "https://developers.openai.com/codex/mcp",
+        "https://developers.openai.com/codex/subagents",
+        "https://developers.openai.com/codex/skills",
+        "github.com/openai/codex codex-rs/core/src/config/agent_roles.rs",
+    ),
+    render=_agent,
+    translate=_server,
+)

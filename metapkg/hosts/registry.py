@@ -1,0 +1,103 @@
+"""Every host metapkg provisions, by name; and what follows from a set of active hosts.
+
+Adding a host is one module with ``HOST = HostSpec(...)`` and one line in ``_MODULES``.
+Hosts whose ``skills`` folder is the same (``.agents/skills``) share one copy: placements
+are per folder, not per host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from metapkg.hosts import (
+    agents,
+    claude,
+    codex,
+    cursor,
+    gemini,
+    kiro,
+    metis,
+    opencode,
+    vscode,
+    windsurf,
+)
+from metapkg.hosts.model import Host
+
+_MODULES = (claude, agents, codex, cursor, vscode, gemini, opencode, kiro, metis, windsurf)
+HOSTS: dict[str, Host] = {module.HOST.name: module.HOST for module in _MODULES}
+
+
+class UnknownHost(ValueError):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.message = f"unknown host {name!r}; known hosts: {', '.join(names())}"
+        super().__init__(self.message)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(HOSTS)
+
+
+def get(name: str) -> Host:
+    host = HOSTS.get(name)
+    if host is None:
+        raise UnknownHost(name)
+    return host
+
+
+def active(targets: Iterable[str]) -> tuple[Host, ...]:
+    """The hosts of ``targets``, in registry order, each once."""
+    wanted = set(targets)
+    for name in sorted(wanted):
+        get(name)  # an unknown name fails here
+    return tuple(host for name, host in HOSTS.items() if name in wanted)
+
+
+def skill_folders(hosts: Sequence[Host]) -> tuple[str, ...]:
+    """The folders skills are copied into: one per folder, however many hosts read it."""
+    return tuple(dict.fromkeys(h.skills for h in hosts if h.skills))
+
+
+def agent_folders(hosts: Sequence[Host]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(h.agents for h in hosts if h.agents))
+
+
+def sharing(hosts: Sequence[Host], folder: str) -> tuple[str, ...]:
+    """The hosts that take their skills from ``folder`` (one copy for all of them)."""
+    return tuple(h.name for h in hosts if h.skills == folder)
+
+
+@dataclass(frozen=True)
+class DoubleLoad:
+    host: str
+    kind: str  # "skills" or "agents"
+    folders: tuple[str, ...]  # written by active hosts, all read by ``host``
+
+    def message(self) -> str:
+        return (
+            f"{self.host} reads {self.kind} from {' and '.join(self.folders)}, so each "
+            f"{self.kind[:-1]} is loaded more than once; keep only one of the targets that "
+            f"write those folders to load each once"
+        )
+
+
+def double_loads(hosts: Sequence[Host]) -> tuple[DoubleLoad, ...]:
+    """Active hosts that would load the same skill or agent from two folders metapkg
+    writes (Cursor reading both .claude/skills and .agents/skills, say)."""
+    found = []
+    for host in hosts:
+        for kind, written, reads in (
+            ("skills", skill_folders(hosts), host.reads_skills),
+            ("agents", agent_folders(hosts), host.reads_agents),
+        ):
+            seen = tuple(folder for folder in written if folder in reads)
+            if len(seen) > 1:
+                found.append(DoubleLoad(host.name, kind, seen))
+    return tuple(found)
+
+
+def detect(project: Path) -> tuple[str, ...]:
+    """The hosts this project already shows signs of using (for ``metapkg init``)."""
+    return tuple(name for name, host in HOSTS.items() if host.detect(project))
