@@ -71,16 +71,23 @@ def generate(root: Path, shape: Shape) -> Catalog:
 
 
 def _write_skill(folder: Path, name: str, deps: list[str], files: int, filler: str) -> None:
+    write_skill(folder, name, "1.0.0", deps)
     (folder / "references").mkdir(parents=True, exist_ok=True)
+    for i in range(files):
+        (folder / "references" / f"ref-{i}.md").write_text(filler)
+
+
+def write_skill(folder: Path, name: str, version: str, deps: list[str]) -> None:
+    """A MetaAgents skill of scope ``bench`` at ``version`` depending on ``deps``."""
+    folder.mkdir(parents=True, exist_ok=True)
     lines = ["---", f"name: {name}", "scope: bench", f"description: Benchmark skill {name}.",
-             "version: 1.0.0"]  # fmt: skip
+             f"version: {version}"]  # fmt: skip
     if deps:
         lines += ["dependencies:", "  skills:", *(f"    - {json.dumps(d)}" for d in deps)]
     lines += ["---", f"# {name}", "", "Do the benchmark thing.", ""]
     (folder / "SKILL.md").write_text("\n".join(lines))
-    (folder / "CHANGELOG.md").write_text("# Changelog\n\n## 1.0.0 (2026-01-01)\n\n- First.\n")
-    for i in range(files):
-        (folder / "references" / f"ref-{i}.md").write_text(filler)
+    changelog = f"# Changelog\n\n## {version} (2026-01-01)\n\n- Release.\n"
+    (folder / "CHANGELOG.md").write_text(changelog)
 
 
 def manifest(roots: list[str]) -> str:

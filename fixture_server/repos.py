@@ -139,6 +139,16 @@ class RepoStore:
             branches = {**repo.branches, branch: label}
             self._repos[repo.key] = dataclasses.replace(repo, branches=branches)
 
+    def set_tag(self, owner: str, name: str, tag: str, label: str) -> None:
+        with self._lock:
+            repo = self._repos.get(repo_key(owner, name))
+            if repo is None:
+                raise KeyError(f"no fixture repository {owner}/{name}")
+            if label not in repo.commits:
+                raise KeyError(f"{owner}/{name} has no commit labelled {label!r}")
+            tags = {**repo.tags, tag: label}
+            self._repos[repo.key] = dataclasses.replace(repo, tags=tags)
+
     def add_commit(self, owner: str, name: str, label: str, folder: Path) -> str:
         with self._lock:
             repo = self._repos.get(repo_key(owner, name))

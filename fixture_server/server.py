@@ -142,6 +142,10 @@ class FixtureGitHub:
         """Point `branch` (created if needed) at the commit labelled `label`."""
         self._store.set_branch(owner, repo, branch, label)
 
+    def set_tag(self, owner: str, repo: str, tag: str, label: str) -> None:
+        """Point tag `tag` (created if needed) at the commit labelled `label`."""
+        self._store.set_tag(owner, repo, tag, label)
+
     def set_archive(self, owner: str, repo: str, sha: str, data: bytes) -> None:
         """Serve exactly `data` as the tarball of `sha` (which need not be a known commit)."""
         if not _FULL_SHA.fullmatch(sha):

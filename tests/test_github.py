@@ -665,37 +665,40 @@ def test_outdated_reports_moved_branch_and_newer_tag(gh: GH) -> None:
     assert_ok(gh.install())
     lock_text = gh.lock_text
 
-    run = assert_ok(gh.run("outdated", "--json"))
+    run = gh.run("outdated", "--json")
+    assert run.code == 1  # something is outdated, as `npm outdated` says it
     assert json.loads(run.out) == [
         {
             "label": "skill acme/alpha",
             "ref": "v1.0.0",
-            "current": "v1.0.0",
-            "latest": "v1.1.0",
+            "current": f"1.0.0 ({shas['c1'][:12]})",
+            "wanted": f"1.0.0 ({shas['c1'][:12]})",
+            "latest": "1.1.0",
             "why": "newer tag",
         }
     ]
     gh.server.set_branch("acme", "tools", "main", "c2")
-    run = assert_ok(gh.run("outdated", "--json"))
+    run = gh.run("outdated", "--json")
     items = sorted(json.loads(run.out), key=lambda item: item["label"])
-    assert items == [
-        {
-            "label": "skill acme/alpha",
-            "ref": "v1.0.0",
-            "current": "v1.0.0",
-            "latest": "v1.1.0",
-            "why": "newer tag",
-        },
-        {
-            "label": "skill acme/beta",
-            "ref": "main",
-            "current": shas["c1"][:12],
-            "latest": shas["c2"][:12],
-            "why": "ref moved",
-        },
+    assert items[1] == {
+        "label": "skill acme/beta",
+        "ref": "main",
+        "current": f"1.0.0 ({shas['c1'][:12]})",
+        "wanted": f"1.0.0 ({shas['c2'][:12]})",
+        "latest": "",  # on a branch: the repository's tags are not beta's own versions
+        "why": "ref moved",
+    }
+    text = gh.run("outdated")
+    assert text.code == 1
+    assert text.out.splitlines()[0].split() == [
+        "package",
+        "ref",
+        "current",
+        "wanted",
+        "latest",
+        "why",
     ]
-    text = assert_ok(gh.run("outdated"))
-    assert "skill acme/beta" in text.out and "ref moved" in text.out and "v1.1.0" in text.out
+    assert "skill acme/beta" in text.out and "ref moved" in text.out and "1.1.0" in text.out
     assert gh.lock_text == lock_text  # outdated only reports
 
 
@@ -723,8 +726,8 @@ def test_outdated_follows_tag_pagination(gh: GH) -> None:
     gh.manifest(skills=[skill_origin("acme/tools", "v1.0.0", "alpha")])
     assert_ok(gh.install())
     gh.server.clear_log()
-    run = assert_ok(gh.run("outdated", "--json"))
-    assert [item["latest"] for item in json.loads(run.out)] == ["v1.1.0"]
+    run = gh.run("outdated", "--json")
+    assert [item["latest"] for item in json.loads(run.out)] == ["1.1.0"]
     assert gh.count(r"^/repos/acme/tools/tags\?", "api") == 2
 
 

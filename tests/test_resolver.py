@@ -131,7 +131,8 @@ def test_nothing_fits_and_the_error_names_every_range_and_who_asked(
     assert diagnostic.rule == "constraint"
     message = diagnostic.message
     assert "skill acme/x" in message
-    assert "skill acme/a 2.1.0 wants ^2" in message and "skill acme/b 1.0.0 wants ~1.4" in message
+    assert "skill acme/a 2.1.0 wants ^2 (from https://github.com/acme/x/" in message
+    assert "skill acme/b 1.0.0 wants ~1.4 (from" in message
     assert "newest tags: 2.1.0, 1.4.3" in message
 
 

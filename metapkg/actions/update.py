@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from metapkg.diagnostics import MetapkgError
+from metapkg.diagnostics import Diagnostic, MetapkgError
 from metapkg.lock import format as lockfmt
 from metapkg.origins import GitHubOrigin, OriginSyntaxError, parse_origin
+
+if TYPE_CHECKING:
+    from metapkg.fetch.sources import Sources
 
 
 def pins_of(lock: lockfmt.Lockfile, package: lockfmt.LockedPackage) -> set[tuple[str, str]]:
@@ -49,16 +53,27 @@ def unpin_for(fqns: list[str]) -> Callable[[lockfmt.Lockfile], frozenset[tuple[s
 @dataclass(frozen=True)
 class Outdated:
     label: str
-    ref: str
-    current: str
-    latest: str
-    why: str  # "ref moved" or "newer tag"
+    ref: str  # the ref the lock pinned (a tag, a branch)
+    current: str  # the locked version (or commit, for packages without a version)
+    wanted: str  # what `metapkg update` would lock: the newest in range, the ref's commit
+    latest: str  # the newest version tagged at all ("" when there are no version tags)
+    why: str  # "ref moved", "newer in range" or "newer tag"
 
 
-def outdated(project: Path, offline: bool = False) -> list[Outdated]:
-    from metapkg.fetch.github import GitHubSource
-    from metapkg.fetch.sources import FetchOptions
-    from metapkg.packages.semver import SemVer
+@dataclass(frozen=True)
+class OutdatedReport:
+    items: tuple[Outdated, ...]
+    warnings: tuple[Diagnostic, ...]  # e.g. tag-version: a tag that names another version
+
+
+def outdated(project: Path, offline: bool = False) -> OutdatedReport:
+    """Per locked package: what it is, what `update` would make it, the newest there is.
+
+    ``wanted`` comes from resolving the project afresh in memory (every pin asked again,
+    ranges at their newest), so it is exactly what `metapkg update` would lock.
+    """
+    from metapkg.actions.resolution import resolve_project
+    from metapkg.fetch.sources import FetchOptions, Sources
 
     lock = lockfmt.read(project / lockfmt.FILENAME)
     if lock is None:
@@ -69,28 +84,56 @@ def outdated(project: Path, offline: bool = False) -> list[Outdated]:
         raise MetapkgError.single(
             "offline", "metapkg outdated", "asks GitHub for refs and tags, so it cannot run offline"
         )
-    source = GitHubSource(FetchOptions())
-    found: list[Outdated] = []
+    every_pin = frozenset((p.repo, p.ref) for p in lock.pins)
+    fresh = resolve_project(project, FetchOptions(unpinned=every_pin), fresh=frozenset())
+    wanted = {p.key: p for p in fresh.lock.packages}
+    sources = Sources(FetchOptions())
     try:
-        for package in lock.packages:
-            for repo, ref in sorted(pins_of(lock, package)):
-                pinned = lock.pin_for(repo, ref) or ""
-                current = source.resolve_ref(repo, ref)
-                if current is not None and current != pinned:
-                    found.append(
-                        Outdated(package.label, ref, pinned[:12], current[:12], "ref moved")
-                    )
-                mine = SemVer.parse(ref.removeprefix("v"))
-                if mine is None:
-                    continue
-                newer = [
-                    t
-                    for t in source.tags(repo)
-                    if (v := SemVer.parse(t.removeprefix("v"))) and mine < v
-                ]
-                if newer:
-                    best = max(newer, key=lambda t: SemVer.parse(t.removeprefix("v")).sort_key())  # type: ignore[union-attr]
-                    found.append(Outdated(package.label, ref, ref, best, "newer tag"))
+        found = [
+            item
+            for package in lock.packages
+            if (item := _compare(lock, package, wanted.get(package.key), sources)) is not None
+        ]
     finally:
-        source.close()
-    return found
+        sources.close()
+    notes = tuple(d for d in fresh.warnings if d.rule == "tag-version")
+    return OutdatedReport(tuple(found), notes)
+
+
+def _compare(
+    lock: lockfmt.Lockfile,
+    package: lockfmt.LockedPackage,
+    wanted: lockfmt.LockedPackage | None,
+    sources: Sources,
+) -> Outdated | None:
+    from metapkg.fetch.tags import tag_version
+    from metapkg.packages.semver import SemVer
+
+    pins = sorted(pins_of(lock, package))
+    if not pins:
+        return None  # file: packages are whatever is on disk
+    ref = pins[0][1]
+    origin = parse_origin(package.origin)
+    # Only a package pinned at a version tag is compared with newer tags: a branch of a
+    # catalog shares the repository's plain tags with every other package in it.
+    folder = package.origin.rstrip("/").rsplit("/", 1)[-1]
+    tags = sources.versions(origin) if tag_version(ref, folder) is not None else []
+    latest = str(tags[0].version) if tags else ""
+    current = _shown(package)
+    want = _shown(wanted) if wanted is not None else current
+    if wanted is not None and want != current:
+        moved = package.version == wanted.version
+        why = "ref moved" if moved else "newer in range"
+    else:
+        have = SemVer.parse(package.version or "")
+        newest = tags[0].version if tags else None
+        if have is None or newest is None or not have < newest:
+            return None
+        why = "newer tag"
+    return Outdated(package.label, ref, current, want, latest, why)
+
+
+def _shown(package: lockfmt.LockedPackage) -> str:
+    """A version when there is one; with the commit when two commits share it."""
+    commit = (package.commit or "")[:12]
+    return f"{package.version} ({commit})" if package.version else commit

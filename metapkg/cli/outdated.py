@@ -16,16 +16,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit 1 when something is outdated, as `npm outdated` does (a CI check)."""
     from metapkg.actions.update import outdated
+    from metapkg.cli.output import print_diagnostics
 
-    found = outdated(Path.cwd(), offline=args.offline)
+    report = outdated(Path.cwd(), offline=args.offline)
+    found = report.items
+    if not args.quiet:
+        print_diagnostics(report.warnings)
     if args.json:
         print(json.dumps([vars(o) for o in found], indent=2))
-        return 0
+        return 1 if found else 0
     if not found:
-        status("Everything is up to date with its refs and tags", args.quiet)
+        status("Everything is up to date with its refs, ranges and tags", args.quiet)
         return 0
-    width = max(len(o.label) for o in found)
-    for item in found:
-        say(f"{item.label:<{width}}  {item.ref}  {item.current} -> {item.latest}  ({item.why})")
-    return 0
+    rows = [("package", "ref", "current", "wanted", "latest", "why")]
+    rows += [(o.label, o.ref, o.current, o.wanted, o.latest or "-", o.why) for o in found]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        say("  ".join([*cells, row[5]]))
+    return 1

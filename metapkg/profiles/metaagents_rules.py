@@ -74,8 +74,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _check(
         "origin-object",
-        "the object form {origin: ...} of a dependency is discouraged",
-        "write the origin as a bare string",
+        "a published package writes dependencies as origin strings, not {origin: ...}",
+        "write the origin as a string; put a version range in its fragment (...#^1.2)",
         "warning",
     ),
     _check(
@@ -238,8 +238,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _install(
         "constraint",
-        "a locked or chosen version satisfies every version constraint on it",
-        "relax a constraint or pick another ref",
+        "some version of the package is in every range that asks for it",
+        "widen a range, ask for a release, or settle it with overrides in metapkg.yaml",
     ),
     _install(
         "kind",
@@ -310,6 +310,17 @@ RULES: tuple[Rule, ...] = (
         "usage",
         "the command line is valid (exit code 2)",
         "see `metapkg <command> --help`",
+    ),
+    _install(
+        "mcp-option",
+        "every MCP server option can be written in each active host's config format",
+        "the host would drop that option: configure it there by hand, or leave the host out",
+        "warning",
+    ),
+    _install(
+        "mcp-toml",
+        "a host's TOML MCP config (.codex/config.toml) is valid TOML",
+        "fix the line the message names, or move the file away; metapkg changed nothing",
     ),
     _install(
         "tag-version",

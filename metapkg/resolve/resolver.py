@@ -178,7 +178,7 @@ def _wants(requirement: Requirement, provider: Provider) -> str:
         return f"exactly {dependency.origin}{held}"
     tags = [] if dependency.origin.is_local else provider.candidates.versions(dependency.origin)
     if tags:
-        return str(dependency.range)
+        return f"{dependency.range} (from {dependency.origin})"
     held = provider.discovery.preferred_node(dependency).package.version or "no version"
     return f"{dependency.range} (its origin {dependency.origin} holds {held} and has no tags)"
 
