@@ -107,6 +107,25 @@ def tree_hash(
     return PREFIX + digest.hexdigest()
 
 
+def files_hash(files: Mapping[str, bytes]) -> str:
+    """The integrity of a tree given as {relative path: content} (generated files, none
+    executable): what ``tree_hash`` gives once they are written out."""
+    digest = hashlib.sha256()
+    for relative in sorted(files, key=lambda path: path.encode("utf-8")):
+        content = files[relative]
+        digest.update(relative.encode("utf-8"))
+        digest.update(b"\0-\0")
+        digest.update(str(len(content)).encode("ascii"))
+        digest.update(b"\0")
+        digest.update(content)
+    return PREFIX + digest.hexdigest()
+
+
+def bytes_hash(data: bytes) -> str:
+    """What a single written file is recorded as (not a tree: no name, no mode)."""
+    return PREFIX + hashlib.sha256(data).hexdigest()
+
+
 def _check_expected(
     expected: Mapping[str, tuple[int, bool, str]],
     relative: str,

@@ -22,9 +22,9 @@ from metapkg.packages.rules.dependencies import DependencyContext, parse_depende
 from metapkg.textio import read_utf8, write_atomic
 
 FILENAME = "metapkg.yaml"
-TARGETS = ("agents", "claude")
+
 DEFAULT_TARGETS = ("agents", "claude")
-_TOP_LEVEL = ("dependencies", "targets", "overrides", "trust", "metaskills")
+_TOP_LEVEL = ("dependencies", "targets", "overrides", "trust", "metaskills", "mcp-paths")
 # A bare executable name for metaskills.allow-commands: no path, no shell syntax.
 COMMAND_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
 
@@ -49,6 +49,7 @@ class Manifest:
     overrides: Mapping[str, Origin] = field(default_factory=dict)
     trusted_metaskills: tuple[str, ...] = ()
     allowed_commands: tuple[str, ...] = ()  # executables metaskill programs may run
+    mcp_paths: str = "absolute"  # or "host-variables" (see metapkg/hosts/placeholders.py)
 
     @property
     def project(self) -> Path:
@@ -97,25 +98,49 @@ def parse(text: str, path: Path) -> Manifest:
     overrides = _overrides(top.get("overrides") or {}, data, path.parent, display, diags)
     trusted = _trust(top.get("trust") or {}, data, display, diags)
     commands = _allowed_commands(top.get("metaskills") or {}, data, display, diags)
+    mcp_paths = _mcp_paths(top.get("mcp-paths", "absolute"), data, display, diags)
     if diags:
         raise ManifestError(diags)
-    return Manifest(path, deps, targets, overrides, trusted, commands)
+    return Manifest(path, deps, targets, overrides, trusted, commands, mcp_paths)
 
 
 def _targets(
     value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]
 ) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(t, str) and t in TARGETS for t in value):
+    """Host names from the registry (metapkg/hosts); at least one."""
+    from metapkg.hosts.registry import names
+
+    known = names()
+    line = data.line("targets")
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        message = "'targets' must be a list of host names (e.g. [agents, claude]); known: "
+        diags.append(error("manifest", display, message + ", ".join(known), line))
+        return DEFAULT_TARGETS
+    unknown = [t for t in value if t not in known]
+    if unknown:
+        message = f"unknown target(s) {', '.join(map(repr, unknown))}; known hosts: "
+        diags.append(error("manifest", display, message + ", ".join(known), line))
+        return DEFAULT_TARGETS
+    if not value:
+        message = "'targets' is empty, so nothing would be provisioned; name at least one of: "
+        diags.append(error("manifest", display, message + ", ".join(known), line))
+        return DEFAULT_TARGETS
+    return tuple(dict.fromkeys(value))
+
+
+def _mcp_paths(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> str:
+    if value not in ("absolute", "host-variables"):
         diags.append(
             error(
                 "manifest",
                 display,
-                f"'targets' must be a list drawn from {', '.join(TARGETS)} (e.g. [agents, claude])",
-                data.line("targets"),
+                "'mcp-paths' is 'absolute' (the default) or 'host-variables' (write a host's "
+                "own workspace variable, such as ${workspaceFolder}, where it has one)",
+                data.line("mcp-paths"),
             )
         )
-        return DEFAULT_TARGETS
-    return tuple(dict.fromkeys(value))
+        return "absolute"
+    return str(value)
 
 
 def _overrides(

@@ -58,4 +58,6 @@ def test_add_looks_at_a_local_package_instead_of_guessing_from_the_path(
     run = cli("add", "file:../agents/rev", cwd=project)
     assert run.code == 0, run.err
     assert "agents:\n    - file:../agents/rev" in (project / "metapkg.yaml").read_text()
-    assert (project / ".claude/agents/rev.md").read_text() == (agent / "AGENTS.md").read_text()
+    rendered = (project / ".claude/agents/rev.md").read_text()
+    assert 'name: "rev"' in rendered and rendered.endswith("Instructions for rev.\n")
+    assert agent.is_dir()

@@ -313,7 +313,7 @@ def test_verify_clean_then_every_kind_of_drift_then_repair(states: States, tmp_p
         in lines
     )
     assert any(line.startswith("missing  .claude/skills/browser-qa") for line in lines)
-    assert any('.mcp.json mcpServers["io.sentry/mcp"]' in line for line in lines)
+    assert any('.mcp.json server "io.sentry/mcp"' in line for line in lines)
     assert _snapshot(project) == before  # verify changes nothing
 
     assert run_cli("install", "--reinstall", cwd=project, env=env).code == 0

@@ -171,13 +171,11 @@ def test_install_provisions_skills_agents_and_mcp_json(cli, tmp_path: Path) -> N
         for name in ("SKILL.md", "CHANGELOG.md", "scripts/run.sh"):
             assert (project / base / name).read_bytes() == (fmt / name).read_bytes()
         assert os.access(project / base / "scripts/run.sh", os.X_OK), "the exec bit was lost"
-    assert (project / ".agents/agents/reviewer/AGENTS.md").read_bytes() == (
-        reviewer / "AGENTS.md"
-    ).read_bytes()
-    assert (project / ".agents/agents/reviewer/CHANGELOG.md").is_file()
-    assert (project / ".claude/agents/reviewer.md").read_bytes() == (
-        reviewer / "AGENTS.md"
-    ).read_bytes()
+    assert not (project / ".agents/agents").exists()  # no host reads .agents/agents
+    # Claude Code's agent file: its frontmatter keys, then the AGENTS.md body as written.
+    agent_file = (project / ".claude/agents/reviewer.md").read_text()
+    assert agent_file.startswith('---\nname: "reviewer"\ndescription: "The reviewer package."\n---')
+    assert agent_file.endswith("# reviewer\n\nInstructions for reviewer.\n")
     assert mcp_json(project) == {
         "mcpServers": {
             "io.acme/files": {
@@ -199,13 +197,8 @@ def test_install_provisions_skills_agents_and_mcp_json(cli, tmp_path: Path) -> N
         ("mcp", "io.acme/files"),
     }
     assert lock["provisioned"] == {
-        "paths": [
-            ".agents/agents/reviewer",
-            ".agents/skills/fmt",
-            ".claude/agents/reviewer.md",
-            ".claude/skills/fmt",
-        ],
-        "mcp-servers": ["io.acme/files"],
+        "paths": [".agents/skills/fmt", ".claude/agents/reviewer.md", ".claude/skills/fmt"],
+        "mcp-servers": {".mcp.json": ["io.acme/files"]},
     }
     # The lock keeps the server unsubstituted, as the package wrote it.
     assert locked(project)[("mcp", "io.acme/files")]["server"]["args"][1] == "${workspaceDir}/data"
@@ -250,7 +243,7 @@ def test_lock_lists_dependencies_in_declaration_order(cli, tmp_path: Path) -> No
     ("targets", "present", "absent"),
     [
         ("[claude]", [".claude/skills/fmt", ".claude/agents/rev.md"], [".agents"]),
-        ("[agents]", [".agents/skills/fmt", ".agents/agents/rev"], [".claude"]),
+        ("[agents]", [".agents/skills/fmt"], [".claude", ".agents/agents"]),
     ],
 )
 def test_targets_limit_where_packages_go(
@@ -264,7 +257,7 @@ def test_targets_limit_where_packages_go(
         project, agents=[file_origin(rev)], skills=[file_origin(fmt)], extra=f"targets: {targets}\n"
     )
 
-    assert_ok(cli("install", cwd=project))
+    run = assert_ok(cli("install", cwd=project))
 
     for path in present:
         assert (project / path).exists(), path
@@ -272,6 +265,8 @@ def test_targets_limit_where_packages_go(
         assert not (project / path).exists(), path
     lock = read_lock(project)
     assert lock["targets"] == [targets.strip("[]")]
+    # `agents` (.agents/skills) takes skills only: the agent is locked, but said to go nowhere
+    assert ("warning[unprovisioned]" in run.err) == (targets == "[agents]")
     assert sorted(lock["provisioned"]["paths"]) == sorted(present)
 
 
@@ -399,7 +394,7 @@ def test_dropping_a_dependency_unprovisions_it_and_keeps_user_files(cli, tmp_pat
     assert (project / ".claude/skills/mine/SKILL.md").read_text() == "my own skill\n"
     assert (project / ".agents/notes.txt").read_text() == "notes\n"
     assert set(locked(project)) == {("skill", "acme/keep")}
-    assert read_lock(project)["provisioned"] == {"paths": skill_paths("keep"), "mcp-servers": []}
+    assert read_lock(project)["provisioned"] == {"paths": skill_paths("keep"), "mcp-servers": {}}
     assert " - skill acme/helper 1.0.0" in run.err.splitlines()
 
 

@@ -128,7 +128,7 @@ def test_add_guesses_the_kind_keeps_comments_and_installs(cli, tmp_path: Path) -
         "mcps": [file_origin(server)],
     }
     assert f"Added {file_origin(second)} to metapkg.yaml" in run.err
-    for path in [*skill_paths("second"), ".agents/agents/boss", ".claude/agents/boss.md"]:
+    for path in [*skill_paths("second"), ".claude/agents/boss.md"]:
         assert (project / path).exists(), path
     assert "io.acme/srv" in mcp_json(project)["mcpServers"]
     assert set(locked(project)) == {

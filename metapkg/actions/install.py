@@ -74,6 +74,7 @@ def install(
         return InstallReport(up_to_date=True)
     from metapkg.actions.resolution import read_lock, resolve_project
     from metapkg.fetch.sources import FetchOptions
+    from metapkg.lock import format as lockfmt
     from metapkg.provision.apply import apply
 
     with project_lock(project):
@@ -87,10 +88,11 @@ def install(
         if frozen:
             check_frozen(resolution)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
+        lock = (lockfmt.FILENAME, lock_text) if lock_text is not None else None
         # No record (a fresh clone): metapkg owns nothing yet; what is already there
         # byte-for-byte as it would write it is adopted, anything else is a collision.
         owned = state.owned(project) or state.Owned()
-        applied = apply(project, resolution.plan, owned, lock_text, values, reinstall)
+        applied = apply(project, resolution.plan, owned, lock, reinstall)
         file_roots = [
             str(node.fetched.path)
             for node in resolution.resolved.packages.values()

@@ -23,12 +23,14 @@ from metapkg.diagnostics import (
 )
 from metapkg.fetch.source import RefPin, unpinned_under_frozen
 from metapkg.fetch.sources import REGISTRY, FetchOptions, SourceFactory, Sources
+from metapkg.hosts.placeholders import Mode
 from metapkg.lock import format as lockfmt
 from metapkg.lock.build import from_resolution
 from metapkg.manifest import Manifest
 from metapkg.origins import Origin
 from metapkg.packages.models import Skill
 from metapkg.provision.plan import Item, Plan, plan_placements
+from metapkg.provision.values import placeholder_values
 from metapkg.resolve.candidates import Candidates, locked_choices
 from metapkg.resolve.discovery import Discovery, Node
 from metapkg.resolve.resolver import Resolved, resolve
@@ -121,14 +123,17 @@ def resolve_project(
     _check_packages(resolved)
     _check_trust(manifest, resolved)
     items = [_item(resolved.packages[key]) for key in resolved.order]
-    plan = plan_placements(items, manifest.targets)
+    values = placeholder_values(project)
+    mode: Mode = "host-variables" if manifest.mcp_paths == "host-variables" else "absolute"
+    plan = plan_placements(items, manifest.targets, project, values, mode)
     lock = from_resolution(
         project, manifest.targets, resolved, manifest.overrides, located, plan.paths,
-        sorted(plan.servers),
+        plan.servers,
     )  # fmt: skip
     warnings = (
         tuple(notes)
         + resolved.notes
+        + plan.warnings
         + tuple(
             d
             for key in resolved.order

@@ -1,28 +1,32 @@
 """``metapkg verify``: do the provisioned files still match metapkg.lock?
 
-Read-only. Each path metapkg owns is compared with the locked package: file by file when
-the package is in the download cache (or is a local ``file:`` package whose content still
-matches the lock), else by its integrity hash. The ``.mcp.json`` servers metapkg owns
-must equal the locked server configs with placeholders substituted.
+Read-only. The expected state is planned exactly as install plans it (the same host
+registry, the same rendering of agent files, the same MCP entries in each host's config
+file), from the locked packages found offline: in the download cache at their pinned
+commits, or on disk for ``file:`` packages, each used only while its content still
+matches the lock. Folders are compared file by file, generated files byte for byte, and
+each MCP entry metapkg wrote as its host's file reads it. A package with no unaltered
+local copy can only be compared by hash (and a rendered agent file not at all); the
+notes say so.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import LockError, MetapkgError
 from metapkg.fetch.source import RefPin
 from metapkg.fetch.sources import FetchOptions, Sources
+from metapkg.hosts.placeholders import Mode
 from metapkg.integrity import TreeError, tree_files, tree_hash
 from metapkg.lock import format as lockfmt
 from metapkg.origins import OriginSyntaxError, parse_origin
-from metapkg.packages import placeholders
-from metapkg.provision import mcpjson
-from metapkg.provision.hosts import placements
+from metapkg.packages.load import load_package
+from metapkg.provision.plan import ConfigEdit, Item, Placement, plan_placements
 from metapkg.provision.values import placeholder_values
 from metapkg.textio import read_utf8
 
@@ -47,69 +51,103 @@ def verify(project: Path) -> Verification:
         raise LockError.single(
             "lock", lockfmt.FILENAME, "there is no metapkg.lock to verify against"
         )
+    items, missing = _local_items(project, lock)
+    plan = plan_placements(
+        items, lock.targets, project, placeholder_values(project), _mode(project)
+    )
     owned = set(lock.provisioned)
-    pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in lock.pins)
-    sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True))
     drifts: list[Drift] = []
     notes: list[str] = []
     checked = 0
+    planned = {p.path for p in plan.placements}
+    for placement in plan.placements:
+        if placement.path in owned:
+            checked += 1
+            drifts.extend(_compare(project, placement))
+    for path in sorted(owned - planned):  # packages with no unaltered local copy
+        checked += 1
+        drifts.extend(_by_hash(project, path, missing, notes))
+    for edit in plan.configs:
+        wanted = set(lock.mcp_servers.get(edit.path, ()))
+        checked += len(wanted)
+        drifts.extend(_compare_servers(project, edit, wanted))
+    return Verification(tuple(drifts), checked, tuple(notes))
+
+
+def _mode(project: Path) -> Mode:
+    from metapkg import manifest
+
+    try:
+        chosen = manifest.read(project).mcp_paths
+    except MetapkgError:
+        chosen = "absolute"
+    return "host-variables" if chosen == "host-variables" else "absolute"
+
+
+def _local_items(
+    project: Path, lock: lockfmt.Lockfile
+) -> tuple[list[Item], dict[str, lockfmt.LockedPackage]]:
+    """The locked packages found unaltered on this machine, and (by name) the others."""
+    pins = tuple(RefPin(p.repo, p.ref, p.commit, p.host) for p in lock.pins)
+    sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True))
+    items: list[Item] = []
+    missing: dict[str, lockfmt.LockedPackage] = {}
     try:
         for package in lock.packages:
-            name = package.fqn.rsplit("/", 1)[-1]
-            mine = [(p, i) for p, i in placements(package.kind, name, lock.targets) if p in owned]
-            if not mine:
-                continue
-            tree = _expected_tree(package, project, sources)  # once per package, not per path
-            for path, inner in mine:
-                checked += 1
-                expected = (tree / inner if inner else tree) if tree else None
-                if expected is None:
-                    notes.append(
-                        f"{path}: no unaltered copy of {package.label} in the download "
-                        f"cache, compared by hash only (`metapkg cache clean` if the "
-                        f"cache copy was edited)"
-                    )
-                drifts.extend(_compare(project, path, package, expected, inner))
+            item = _item(package, project, sources)
+            if item is None:
+                missing[package.fqn.rsplit("/", 1)[-1]] = package
+            else:
+                items.append(item)
     finally:
         sources.close()
-    servers = _compare_servers(project, lock)
-    return Verification(tuple(drifts + servers), checked + len(lock.mcp_servers), tuple(notes))
+    return items, missing
 
 
-def _expected_tree(package: lockfmt.LockedPackage, project: Path, sources: Sources) -> Path | None:
-    """The locked package's files on local disk, if they are there and match the lock."""
+def _item(package: lockfmt.LockedPackage, project: Path, sources: Sources) -> Item | None:
     try:
         fetched = sources.fetch(parse_origin(package.origin, project))
         if tree_hash(fetched.path) != package.integrity:
             return None
+        loaded = load_package(
+            fetched.path, fetched.display, folder_name=fetched.folder_name, consumer=True
+        )
     except (MetapkgError, OriginSyntaxError, TreeError, OSError):
         return None
-    return fetched.path
+    if loaded.package is None:
+        return None
+    return Item(loaded.package, package.integrity, linkable=fetched.shared)
 
 
 def _digest_files(root: Path) -> dict[str, tuple[bool, str]]:
-    files = {}
-    for relative, path, executable in tree_files(root):
-        files[relative] = (executable, hashlib.sha256(path.read_bytes()).hexdigest())
-    return files
+    return {
+        relative: (executable, hashlib.sha256(path.read_bytes()).hexdigest())
+        for relative, path, executable in tree_files(root)
+    }
 
 
-def _compare(
-    project: Path, path: str, package: lockfmt.LockedPackage, expected: Path | None, inner: str
-) -> list[Drift]:
+def _digest_data(files: Mapping[str, bytes]) -> dict[str, tuple[bool, str]]:
+    return {relative: (False, hashlib.sha256(data).hexdigest()) for relative, data in files.items()}
+
+
+def _compare(project: Path, placement: Placement) -> list[Drift]:
+    path = placement.path
     target = project / path
+    label = f"{placement.key[0]} {placement.key[1]}"
     if not os.path.lexists(target):
-        return [Drift("missing", path, f"{package.label} is not provisioned")]
+        return [Drift("missing", path, f"{label} is not provisioned")]
     try:
-        if expected is None:
-            if inner:  # a single file we have no copy of: nothing to compare with
-                return []
-            same = tree_hash(target) == package.integrity
-            return [] if same else [Drift("modified", path, "differs from the locked content")]
-        if inner:
-            return [] if target.read_bytes() == expected.read_bytes() else [Drift("modified", path)]
-        have, want = _digest_files(target), _digest_files(expected)
-    except TreeError as exc:
+        if placement.data is not None:
+            same = target.is_file() and target.read_bytes() == placement.data
+            return [] if same else [Drift("modified", path)]
+        have = _digest_files(target)
+        if placement.source is not None and placement.source.is_file():
+            want = {placement.source.name: _digest_files(placement.source)[placement.source.name]}
+        elif placement.source is not None:
+            want = _digest_files(placement.source)
+        else:
+            want = _digest_data(placement.files or {})
+    except (TreeError, OSError) as exc:
         return [Drift("modified", path, str(exc))]
     drifts = []
     for relative in sorted(want.keys() | have.keys()):
@@ -125,25 +163,43 @@ def _compare(
     return drifts
 
 
-def _compare_servers(project: Path, lock: lockfmt.Lockfile) -> list[Drift]:
-    if not lock.mcp_servers:
+def _by_hash(
+    project: Path, path: str, missing: Mapping[str, lockfmt.LockedPackage], notes: list[str]
+) -> list[Drift]:
+    target = project / path
+    name = path.rsplit("/", 1)[-1]
+    package = missing.get(name)
+    if not os.path.lexists(target):
+        return [Drift("missing", path)]
+    if package is None or not target.is_dir():
+        notes.append(f"{path}: no local copy of its package to compare with")
         return []
-    values = placeholder_values(project)
+    notes.append(
+        f"{path}: no unaltered copy of {package.label} in the download cache, compared by hash only"
+    )
     try:
-        document = json.loads(read_utf8(project / mcpjson.FILENAME, "mcp-json"))
-        present = document.get("mcpServers", {}) if isinstance(document, dict) else {}
+        same = tree_hash(target) == package.integrity
+    except TreeError as exc:
+        return [Drift("modified", path, str(exc))]
+    return [] if same else [Drift("modified", path, "differs from the locked content")]
+
+
+def _compare_servers(project: Path, edit: ConfigEdit, wanted: set[str]) -> list[Drift]:
+    if not wanted:
+        return []
+    try:
+        text = read_utf8(project / edit.path, "mcp-json", edit.path)
+        present = edit.writer.entries(text)
     except FileNotFoundError:
-        return [Drift("missing", mcpjson.FILENAME)]
-    except (ValueError, MetapkgError):
-        return [Drift("modified", mcpjson.FILENAME, "not valid JSON")]
-    servers = {p.fqn: p.server for p in lock.packages if p.kind == "mcp"}
+        return [Drift("missing", edit.path)]
+    except MetapkgError:
+        return [Drift("modified", edit.path, "cannot be read")]
     drifts = []
-    for name in lock.mcp_servers:
-        where = f'{mcpjson.FILENAME} mcpServers["{name}"]'
-        if name not in present:
+    for key in sorted(wanted):
+        where = f'{edit.path} server "{key}"'
+        entry = edit.entries.get(key)
+        if key not in present:
             drifts.append(Drift("missing", where))
-        elif present[name] != placeholders.substitute(
-            dict(servers.get(name) or {}), values, f"metapkg.lock {name}"
-        ):
+        elif entry is None or present[key] != edit.writer.as_written(text, entry):
             drifts.append(Drift("modified", where, "differs from the locked server config"))
     return drifts

@@ -25,7 +25,7 @@ def from_resolution(
     overrides: Mapping[str, Origin],
     located: Iterable[RefPin],
     provisioned: Sequence[str],
-    mcp_servers: Sequence[str],
+    mcp_servers: Mapping[str, Sequence[str]],
 ) -> Lockfile:
     """The pins are those of the chosen packages' refs, plus ``located``: the refs that
     told where a ranged dependency's path starts (so a later run needs no request to
@@ -46,7 +46,7 @@ def from_resolution(
             locked_package(resolved.packages[key], resolved, project) for key in resolved.order
         ),
         provisioned=tuple(provisioned),
-        mcp_servers=tuple(mcp_servers),
+        mcp_servers={path: tuple(keys) for path, keys in mcp_servers.items()},
     )
 
 

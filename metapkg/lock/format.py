@@ -99,8 +99,9 @@ class Lockfile:
     overrides: tuple[Override, ...]
     pins: tuple[Pin, ...]
     packages: tuple[LockedPackage, ...]
-    provisioned: tuple[str, ...] = ()  # project-relative paths metapkg wrote and owns
-    mcp_servers: tuple[str, ...] = ()  # .mcp.json keys metapkg wrote and owns
+    provisioned: tuple[str, ...] = ()  # project-relative paths installing this lock writes
+    # MCP config file -> the server keys installing this lock writes there
+    mcp_servers: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
     def package(self, kind: Kind, fqn: str) -> LockedPackage | None:
         for package in self.packages:
@@ -124,7 +125,9 @@ def normalized(lock: Lockfile) -> Lockfile:
         pins=tuple(sorted(set(lock.pins), key=lambda p: (p.host, p.repo, p.ref))),
         packages=tuple(sorted(lock.packages, key=lambda p: (_KIND_ORDER[p.kind], p.fqn))),
         provisioned=tuple(sorted(set(lock.provisioned))),
-        mcp_servers=tuple(sorted(set(lock.mcp_servers))),
+        mcp_servers={
+            path: tuple(sorted(set(keys))) for path, keys in sorted(lock.mcp_servers.items())
+        },
     )
 
 
@@ -139,7 +142,10 @@ def render(lock: Lockfile) -> str:
             {"host": p.host, "repo": p.repo, "ref": p.ref, "commit": p.commit} for p in lock.pins
         ],
         "packages": [_package(p) for p in lock.packages],
-        "provisioned": {"paths": list(lock.provisioned), "mcp-servers": list(lock.mcp_servers)},
+        "provisioned": {
+            "paths": list(lock.provisioned),
+            "mcp-servers": {path: list(keys) for path, keys in lock.mcp_servers.items()},
+        },
     }
     return HEADER + "\n" + "\n".join(_blocks(document)) + "\n"
 
@@ -287,12 +293,8 @@ class _Reader:
                 self._package(item, i) for i, item in enumerate(self.get(top, "packages", list))
             ),
             provisioned=tuple(self._paths(self.get(provisioned, "paths", list, "provisioned"))),
-            mcp_servers=tuple(
-                self._strings(
-                    self.get(provisioned, "mcp-servers", list, "provisioned"),
-                    "provisioned",
-                    "mcp-servers",
-                )
+            mcp_servers=self._servers(
+                self.get(provisioned, "mcp-servers", (list, dict), "provisioned")
             ),
         )
 
@@ -314,18 +316,36 @@ class _Reader:
         return text
 
     def _targets(self, items: list[Any]) -> list[str]:
+        from metapkg.hosts.registry import names
+
         for index, item in enumerate(self._strings(items, "targets")):
-            if item not in ("agents", "claude"):
+            if item not in names():
                 raise self.fail(f"unknown target {item!r}", "targets", index)
         return items
+
+    def _servers(self, value: list[Any] | dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        """Lock-version 1 listed .mcp.json keys; 2 maps each host's config file to keys."""
+        from metapkg.hosts.paths import CONFIG_FILES
+
+        where = ("provisioned", "mcp-servers")
+        if isinstance(value, list):
+            return {".mcp.json": tuple(self._strings(value, *where))} if value else {}
+        found: dict[str, tuple[str, ...]] = {}
+        for path, keys in value.items():
+            if path not in CONFIG_FILES or path == FILENAME:
+                raise self.fail(f"{path!r} is not an MCP config file metapkg writes", *where)
+            if not isinstance(keys, list):
+                raise self.fail("expected a list of server names", *where, path)
+            found[path] = tuple(self._strings(keys, *where, path))
+        return found
 
     def _paths(self, items: list[Any]) -> list[str]:
         # The lock is a trust boundary (it arrives in pull requests): only the path shapes
         # metapkg writes are accepted, never "../x" or "src".
-        from metapkg.provision.paths import HOST_PATH
+        from metapkg.hosts.paths import is_provisioned
 
         for index, item in enumerate(self._strings(items, "provisioned", "paths")):
-            if not HOST_PATH.match(item):
+            if not is_provisioned(item):
                 raise self.fail(
                     f"provisioned path {item!r} is not one metapkg writes",
                     "provisioned",

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import MetapkgError
+from metapkg.hosts.registry import get, skill_folders
 from metapkg.integrity import TreeError, tree_hash
 from metapkg.lock import format as lockfmt
 from metapkg.manifest import Manifest
 from metapkg.origins import FileOrigin, OriginSyntaxError, parse_origin
 from metapkg.packages import metaskill
 from metapkg.packages.frontmatter import FrontmatterProblem, parse
-from metapkg.provision.hosts import placements
 
 MAX_INSTRUCTIONS = 20_000  # characters of SKILL.md body shown when input is missing
 
@@ -46,7 +46,8 @@ def provisioned_skills(project: Path, lock: lockfmt.Lockfile) -> list[InstalledS
         if package.kind != "skill":
             continue
         name = package.fqn.rsplit("/", 1)[-1]
-        for path, _ in placements("skill", name, lock.targets):
+        for folder in skill_folders([get(target) for target in lock.targets]):
+            path = f"{folder}/{name}"
             if path in owned and (project / path).is_dir():
                 found.append(
                     InstalledSkill(

@@ -312,6 +312,18 @@ RULES: tuple[Rule, ...] = (
         "see `metapkg <command> --help`",
     ),
     _install(
+        "unprovisioned",
+        "the active targets take every kind of package the project needs",
+        "add a target (host) that reads that kind; `metapkg hosts` lists them",
+        "warning",
+    ),
+    _install(
+        "agent-format",
+        "an agent can be written in each active host's agent file format",
+        "the host would lose what the message names; adjust the agent or leave the host out",
+        "warning",
+    ),
+    _install(
         "mcp-option",
         "every MCP server option can be written in each active host's config format",
         "the host would drop that option: configure it there by hand, or leave the host out",

@@ -19,13 +19,13 @@ import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
+from metapkg.hosts.model import ConfigWriter
+from metapkg.hosts.paths import HOST_FOLDERS, linked_folder
 from metapkg.integrity import TreeError
-from metapkg.lock import format as lockfmt
-from metapkg.provision import mcpjson
-from metapkg.provision.paths import HOST_FOLDERS, linked_folder
-from metapkg.provision.plan import Placement, Plan, written_hash
+from metapkg.provision.plan import Placement, Plan, writer_for, written_hash
 from metapkg.provision.stage import STATE_DIR, Transaction
 from metapkg.provision.state import Owned, OwnedPath
 from metapkg.textio import read_utf8
@@ -35,45 +35,44 @@ from metapkg.textio import read_utf8
 class Applied:
     copied: tuple[str, ...]
     removed: tuple[str, ...]
-    mcp_changed: bool
+    configs_changed: tuple[str, ...]  # MCP config files rewritten (or removed)
     lock_written: bool
     owned: Owned  # what metapkg owns now
     kept: tuple[str, ...] = ()  # owned paths no longer wanted but changed since: left alone
+
+    @property
+    def mcp_changed(self) -> bool:
+        return bool(self.configs_changed)
 
 
 def apply(
     project: Path,
     plan: Plan,
     owned: Owned,
-    lock_text: str | None,
-    values: Mapping[str, str],
+    lock: tuple[str, str] | None,
     reinstall: bool = False,
 ) -> Applied:
-    _refuse_links(project, plan, owned)
+    """Make the project match ``plan``; ``lock`` (file name, text) is written last."""
+    lock_name = lock[0] if lock is not None else None
+    _refuse_links(project, plan, owned, lock_name)
     _refuse_collisions(project, plan, owned, reinstall)
     tx = Transaction(project)
     try:
-        copied = []
-        for placement in plan.placements:
-            before = owned.paths.get(placement.path)
-            unchanged = before is not None and before.integrity == placement.integrity
-            if unchanged and not reinstall and os.path.lexists(project / placement.path):
-                continue
-            copy_package(placement.source, tx.staged_path(placement.path), placement.linkable)
-            copied.append(placement.path)
+        copied = _stage_placements(project, tx, plan, owned, reinstall)
         wanted = set(plan.paths)
         gone = sorted(p for p in owned.paths if p not in wanted and os.path.lexists(project / p))
         mine = _still_ours(project, owned, gone)
         removed = [p for p in gone if p in mine]
         for path in removed:
             tx.remove(path)
-        mcp_changed, servers = _stage_mcp_json(project, tx, owned, plan, values, reinstall)
-        if lock_text is not None:
-            tx.write_text(lockfmt.FILENAME, lock_text)
+        changed, servers = _stage_configs(project, tx, owned, plan, reinstall)
+        if lock is not None:
+            tx.write_text(*lock)
         if tx.empty:
             tx.discard()
         else:
-            tx.commit(last=(mcpjson.FILENAME, lockfmt.FILENAME))
+            last = (*(edit.path for edit in plan.configs), *owned.servers, *(lock_name or ()))
+            tx.commit(last=tuple(dict.fromkeys(p for p in last if p)))
     except OSError as exc:  # staging: disk full, a cache tree cleaned meanwhile, ...
         tx.discard()
         where = exc.filename or str(project)
@@ -91,51 +90,85 @@ def apply(
         tx.discard()
         raise
     _prune_empty_host_folders(project)
-    now = Owned(
-        {p.path: OwnedPath(p.integrity, p.written) for p in plan.placements},
-        {mcpjson.FILENAME: servers} if servers else {},
-    )
+    now = Owned({p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}, servers)
     kept = tuple(p for p in gone if p not in mine)
-    return Applied(tuple(copied), tuple(removed), mcp_changed, lock_text is not None, now, kept)
+    return Applied(tuple(copied), tuple(removed), tuple(changed), lock is not None, now, kept)
 
 
-def _stage_mcp_json(
-    project: Path,
-    tx: Transaction,
-    owned: Owned,
-    plan: Plan,
-    values: Mapping[str, str],
-    repair: bool,
-) -> tuple[bool, dict[str, str]]:
-    path = project / mcpjson.FILENAME
-    existing = read_utf8(path, "mcp-json") if os.path.lexists(path) else None
-    owned_before = owned.servers_in(mcpjson.FILENAME)
-    text, servers = mcpjson.merge(existing, owned_before, plan.servers, values, repair)
-    if text == existing:
-        return False, servers
-    if text is None:
-        tx.remove(mcpjson.FILENAME)
-    else:
-        tx.write_text(mcpjson.FILENAME, text)
-    return True, servers
+def _stage_placements(
+    project: Path, tx: Transaction, plan: Plan, owned: Owned, reinstall: bool
+) -> list[str]:
+    copied = []
+    for placement in plan.placements:
+        before = owned.paths.get(placement.path)
+        unchanged = before is not None and before.integrity == placement.integrity
+        unchanged = unchanged and before is not None and before.written == placement.written
+        if unchanged and not reinstall and os.path.lexists(project / placement.path):
+            continue
+        target = tx.staged_path(placement.path)
+        if placement.source is not None:
+            copy_package(placement.source, target, placement.linkable)
+        elif placement.data is not None:
+            target.write_bytes(placement.data)
+        else:
+            for relative, data in sorted((placement.files or {}).items()):
+                (target / relative).parent.mkdir(parents=True, exist_ok=True)
+                (target / relative).write_bytes(data)
+        copied.append(placement.path)
+    return copied
+
+
+def _stage_configs(
+    project: Path, tx: Transaction, owned: Owned, plan: Plan, repair: bool
+) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """Merge each host's servers into its config file; drop what metapkg wrote to config
+    files no active host wants any more. Returns the files changed and what is owned."""
+    edits: list[tuple[str, ConfigWriter, Mapping[str, Mapping[str, Any]]]] = [
+        (edit.path, edit.writer, edit.entries) for edit in plan.configs
+    ]
+    planned = {path for path, _, _ in edits}
+    for path in sorted(owned.servers):
+        writer = writer_for(path)
+        if path not in planned and writer is not None:
+            edits.append((path, writer, {}))
+    changed: list[str] = []
+    servers: dict[str, dict[str, str]] = {}
+    for path, writer, entries in edits:
+        file = project / path
+        existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
+        text, now = writer.merge(existing, owned.servers_in(path), entries, repair)
+        if now:
+            servers[path] = now
+        if text == existing:
+            continue
+        changed.append(path)
+        if text is None:
+            tx.remove(path)
+        else:
+            tx.write_text(path, text)
+    return changed, servers
 
 
 def _prune_empty_host_folders(project: Path) -> None:
-    for folder in HOST_FOLDERS:
+    for folder in HOST_FOLDERS:  # deepest first
         with contextlib.suppress(OSError):
             (project / folder).rmdir()  # only succeeds when empty
 
 
-def _refuse_links(project: Path, plan: Plan, owned: Owned) -> None:
+def _refuse_links(project: Path, plan: Plan, owned: Owned, lock_name: str | None) -> None:
     """No write may go through a symbolic link: not a host folder, not a config file,
     not metapkg's own state folder."""
     problems: list[Diagnostic] = []
     if os.path.islink(project / STATE_DIR):
         problems.append(_link_error(STATE_DIR, STATE_DIR))
-    paths = [*plan.paths, *owned.paths, mcpjson.FILENAME, lockfmt.FILENAME]
-    for path in dict.fromkeys(paths):
+    files = {
+        *(edit.path for edit in plan.configs),
+        *owned.servers,
+        *([lock_name] if lock_name else []),
+    }
+    for path in dict.fromkeys([*plan.paths, *owned.paths, *sorted(files)]):
         link = linked_folder(project, path)
-        if link is None and path in (mcpjson.FILENAME, lockfmt.FILENAME):
+        if link is None and path in files:
             link = path if os.path.islink(project / path) else None
         if link is not None:
             problems.append(_link_error(path, link))

@@ -1,17 +1,25 @@
-"""What the project should look like: every provisioned path and MCP server, and who owns it."""
+"""What the project should look like for its active hosts: every folder and file metapkg
+writes, and every MCP server entry in every host's config file.
+
+Everything host-specific comes from the host registry (metapkg/hosts): where each host
+reads skills and agents, how it wants an agent file (frontmatter keys, TOML for Codex),
+its MCP config file and server shape. Hosts that read one skills folder (``.agents/skills``)
+get one copy. A ``.3md`` agent is turned into files hosts know (metapkg/agent3md).
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from metapkg.diagnostics import ProvisionError, error
-from metapkg.integrity import tree_hash
-from metapkg.packages.models import Key, Mcp, Package
-from metapkg.provision.hosts import placements
+from metapkg.diagnostics import Diagnostic, ProvisionError, error, warning
+from metapkg.hosts import placeholders, registry, render, servers
+from metapkg.hosts.model import AgentDoc, ConfigWriter, Host
+from metapkg.integrity import bytes_hash, files_hash, tree_hash
+from metapkg.packages.models import Agent, Key, Mcp, Package, Skill
 from metapkg.safefile import read_regular
 
 
@@ -28,62 +36,204 @@ class Item:
         return self.package.key
 
 
-def written_hash(path: Path) -> str:
-    """What a placement holds: the tree hash of a folder (the package integrity, when the
-    whole package is copied), or the SHA-256 of a single file's bytes."""
-    if path.is_dir() and not path.is_symlink():
-        return tree_hash(path)
-    return "sha256:" + hashlib.sha256(read_regular(path, follow=False)).hexdigest()
+@dataclass(frozen=True)
+class Placement:
+    """One path metapkg writes: a package folder copied whole (``source``), or generated
+    content: one file (``data``) or a folder of files (``files``)."""
+
+    path: str  # project-relative, "/"-separated
+    key: Key
+    integrity: str  # of the package; an unchanged package need not be written again
+    written: str  # hash of what lands at ``path`` (the package's, for a whole folder)
+    source: Path | None = None
+    data: bytes | None = None
+    files: Mapping[str, bytes] | None = field(default=None, hash=False)
+    linkable: bool = False  # the source is an immutable cache tree: hard links are safe
 
 
 @dataclass(frozen=True)
-class Placement:
-    path: str  # project-relative, "/"-separated
-    source: Path  # the local folder or file copied there
-    key: Key
-    integrity: str  # of the package; an unchanged package need not be copied again
-    written: str  # tree hash of what lands at ``path`` (the package's, for a whole folder)
-    linkable: bool = False  # the source is an immutable cache tree: hard links are safe
+class ConfigEdit:
+    """The MCP servers one config file should hold (in its host's shape)."""
+
+    path: str  # project-relative config file
+    host: str
+    writer: ConfigWriter = field(hash=False, compare=False)
+    entries: Mapping[str, Mapping[str, Any]] = field(hash=False)  # key -> entry
+    keys: Mapping[str, str] = field(hash=False)  # fqn -> key
 
 
 @dataclass(frozen=True)
 class Plan:
     placements: tuple[Placement, ...]
-    servers: Mapping[str, Mapping[str, Any]]  # .mcp.json key -> config without _meta
+    configs: tuple[ConfigEdit, ...]
+    warnings: tuple[Diagnostic, ...] = ()
+    notes: tuple[str, ...] = ()  # what the user must still do, per host
 
     @property
     def paths(self) -> list[str]:
         return [p.path for p in self.placements]
 
+    @property
+    def servers(self) -> dict[str, list[str]]:
+        """Config file -> the server keys metapkg writes there (the lock records them)."""
+        return {edit.path: sorted(edit.entries) for edit in self.configs if edit.entries}
 
-def plan_placements(items: Sequence[Item], targets: Sequence[str]) -> Plan:
-    """Every path and MCP server the items need, dependencies first as given."""
+
+def written_hash(path: Path) -> str:
+    """What a placement on disk holds: the tree hash of a folder, the SHA-256 of a file."""
+    if path.is_dir() and not path.is_symlink():
+        return tree_hash(path)
+    return "sha256:" + hashlib.sha256(read_regular(path, follow=False)).hexdigest()
+
+
+def plan_placements(
+    items: Sequence[Item],
+    targets: Sequence[str],
+    project: Path,
+    values: Mapping[str, str],
+    mode: placeholders.Mode = "absolute",
+) -> Plan:
+    """Every path and MCP server the items need in the hosts ``targets`` names."""
+    hosts = registry.active(targets)
     by_path: dict[str, Placement] = {}
-    servers: dict[str, Mapping[str, Any]] = {}
-    problems = []
+    problems: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
     for item in items:
-        package = item.package
-        if isinstance(package, Mcp):
-            servers[package.fqn] = package.server
-            continue
-        for path, inner in placements(package.kind, package.provision_name, targets):
-            source = package.source / inner if inner else package.source
-            other = by_path.get(path)
-            if other is not None:
-                problems.append(
-                    error(
-                        "name-collision",
-                        path,
-                        f"{package.label} and {other.key[0]} {other.key[1]} would both be "
-                        f"provisioned at {path}; packages of one kind need distinct names. "
-                        f"Drop one of them, or settle it with overrides in metapkg.yaml",
-                    )
-                )
-                continue
-            written = written_hash(source) if inner else item.integrity
-            by_path[path] = Placement(
-                path, source, item.key, item.integrity, written, item.linkable
-            )
+        for placement in _placements(item, hosts, warnings):
+            other = by_path.get(placement.path)
+            if other is not None and other.written != placement.written:
+                problems.append(_collision(placement, other))
+            by_path.setdefault(placement.path, placement)
     if problems:
         raise ProvisionError(problems)
-    return Plan(tuple(by_path[p] for p in sorted(by_path)), servers)
+    warnings.extend(_nowhere(items, hosts, targets))
+    configs = [i.package for i in items if isinstance(i.package, Mcp)]
+    edits = _config_edits(configs, hosts, project, values, mode, warnings)
+    notes = [n for h in hosts for n in h.notes if _gets_anything(h, by_path, edits)]
+    notes += [d.message() for d in registry.double_loads(hosts)]
+    notes += [n for h in hosts if h.mcp and (n := placeholders.note(h.title, h.mcp, mode))]
+    placements = tuple(by_path[p] for p in sorted(by_path))
+    return Plan(placements, tuple(edits), tuple(warnings), tuple(dict.fromkeys(notes)))
+
+
+def _placements(
+    item: Item, hosts: Sequence[Host], warnings: list[Diagnostic]
+) -> Iterable[Placement]:
+    package = item.package
+    if isinstance(package, Skill):
+        for folder in registry.skill_folders(hosts):
+            path = f"{folder}/{package.provision_name}"
+            yield Placement(path, item.key, item.integrity, item.integrity, package.source,
+                            linkable=item.linkable)  # fmt: skip
+    elif isinstance(package, Agent):
+        yield from _agent_placements(item, package, hosts, warnings)
+
+
+def _agent_placements(
+    item: Item, agent: Agent, hosts: Sequence[Host], warnings: list[Diagnostic]
+) -> Iterable[Placement]:
+    from metapkg.agent3md import find_document, provision
+
+    document = find_document(agent.source)
+    if document is None:
+        text = read_regular(agent.source / "AGENTS.md", follow=False).decode("utf-8")
+        doc = render.agent_doc(text)
+    else:  # a .3md agent: its identity plane is the agent, each skill plane a skill
+        out = provision(document.read_text(encoding="utf-8"), document.name)
+        doc = render.agent_doc(out.agent_file.decode("utf-8"))
+        for name, files in sorted(out.skills.items()):
+            for folder in registry.skill_folders(hosts):
+                written = files_hash(files)
+                yield Placement(f"{folder}/{name}", item.key, item.integrity, written,
+                                files=files)  # fmt: skip
+    doc = AgentDoc(agent.provision_name, doc.description, doc.body)
+    for host in hosts:
+        if host.agents is None:
+            continue
+        rendered = host.agent_file(doc)
+        warnings.extend(
+            warning("agent-format", rendered.path, f"{agent.label} for {host.title}: {w}")
+            for w in rendered.warnings
+        )
+        yield Placement(rendered.path, item.key, item.integrity, bytes_hash(rendered.data),
+                        data=rendered.data)  # fmt: skip
+
+
+def _config_edits(
+    packages: Sequence[Mcp],
+    hosts: Sequence[Host],
+    project: Path,
+    values: Mapping[str, str],
+    mode: placeholders.Mode,
+    warnings: list[Diagnostic],
+) -> list[ConfigEdit]:
+    configs = {package.fqn: package.server for package in packages}
+    edits: dict[str, ConfigEdit] = {}
+    for host in hosts:
+        if host.mcp is None:
+            continue
+        path = host.mcp.file_in(project)
+        if path in edits:
+            continue  # two hosts reading one file: the first one writes it
+        wanted = servers.plan_servers(host, configs, values, mode)
+        warnings.extend(wanted.warnings)
+        edits[path] = ConfigEdit(path, host.name, host.mcp.make(path), wanted.entries, wanted.keys)
+    return list(edits.values())
+
+
+def _nowhere(
+    items: Sequence[Item], hosts: Sequence[Host], targets: Sequence[str]
+) -> list[Diagnostic]:
+    """Kinds of package the active hosts take nowhere (say so: they are locked, not lost)."""
+    takes = {
+        "skill": any(h.skills for h in hosts),
+        "agent": any(h.agents for h in hosts),
+        "mcp": any(h.mcp for h in hosts),
+    }
+    found = []
+    for kind in ("skill", "agent", "mcp"):
+        labels = [i.package.label for i in items if i.package.kind == kind]
+        if labels and not takes[kind]:
+            readers = [h.name for h in registry.HOSTS.values() if _takes(h, kind)]
+            found.append(
+                warning(
+                    "unprovisioned",
+                    "metapkg.yaml",
+                    f"targets {list(targets)} take no {kind}s, so {', '.join(labels)} "
+                    f"{'is' if len(labels) == 1 else 'are'} locked but provisioned nowhere; "
+                    f"add a target that does: {', '.join(readers)}",
+                )
+            )
+    return found
+
+
+def _takes(host: Host, kind: str) -> bool:
+    return bool({"skill": host.skills, "agent": host.agents, "mcp": host.mcp}[kind])
+
+
+def writer_for(path: str) -> ConfigWriter | None:
+    """The writer of a config file some host reads (to remove what metapkg wrote there
+    once no active host wants it)."""
+    for host in registry.HOSTS.values():
+        if host.mcp is not None and path in host.mcp.files:
+            return host.mcp.make(path)
+    return None
+
+
+def _gets_anything(
+    host: Host, placements: Mapping[str, Placement], edits: list[ConfigEdit]
+) -> bool:
+    folders = [f for f in (host.skills, host.agents) if f]
+    if any(path.startswith(f"{f}/") for f in folders for path in placements):
+        return True
+    return any(e.host == host.name and e.entries for e in edits)
+
+
+def _collision(placement: Placement, other: Placement) -> Diagnostic:
+    return error(
+        "name-collision",
+        placement.path,
+        f"{placement.key[0]} {placement.key[1]} and {other.key[0]} {other.key[1]} would both "
+        f"be provisioned at {placement.path}; packages of one kind need distinct names. Drop "
+        f"one of them, or settle it with overrides in metapkg.yaml",
+    )

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import ProvisionError, error
-from metapkg.provision.paths import is_host_folder, is_writable, linked_folder
+from metapkg.hosts.paths import is_host_folder, is_writable, linked_folder
 from metapkg.textio import read_regular
 
 STATE_DIR = ".metapkg"

@@ -13,15 +13,16 @@ cannot say what is on this disk. The same file carries the up-to-date snapshot
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from metapkg.hosts.config.ownership import entry_hash
+from metapkg.hosts.paths import CONFIG_FILES, is_provisioned
 from metapkg.provision import uptodate
-from metapkg.provision.paths import CONFIG_FILES, is_provisioned
+
+__all__ = ["Owned", "OwnedPath", "entry_hash", "owned", "save"]
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,6 @@ class Owned:
 
     def servers_in(self, config: str) -> Mapping[str, str]:
         return self.servers.get(config, {})
-
-
-def entry_hash(entry: Any) -> str:
-    """The hash of an MCP server entry as written (key order does not matter)."""
-    text = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def owned(project: Path) -> Owned | None:
