@@ -21,7 +21,7 @@ from test_install_e2e import (
     snapshot,
 )
 
-GITIGNORED = [".metapkg/", ".agents/", ".claude/skills/", ".claude/agents/", ".mcp.json"]
+GITIGNORED = [".metapkg/"]  # and, once installed, exactly the paths metapkg provisioned
 
 
 def manifest_data(project: Path) -> dict:
@@ -73,6 +73,37 @@ def test_init_writes_a_working_manifest_and_gitignore(cli, tmp_path: Path) -> No
         assert entry in ignored, entry
     assert_ok(cli("install", cwd=project))
     assert read_lock(project)["packages"] == []
+
+
+def test_install_keeps_the_managed_gitignore_block_exact(cli, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / ".gitignore").write_text("build/\n")
+    assert_ok(cli("init", cwd=project))
+    skill = make_skill(tmp_path / "cat", "fmt")
+    server = make_mcp(tmp_path / "cat", "io.acme/srv")
+    write_manifest(project, skills=[file_origin(skill)], mcps=[file_origin(server)])
+    assert_ok(cli("install", cwd=project))
+    text = (project / ".gitignore").read_text()
+    block = text[text.index("# >>> metapkg") : text.index("# <<< metapkg")].splitlines()[1:]
+    assert block == [".agents/skills/fmt", ".claude/skills/fmt", ".mcp.json", ".metapkg/"] or (
+        block == [".metapkg/", ".agents/skills/fmt", ".claude/skills/fmt", ".mcp.json"]
+    )
+    assert text.startswith("build/\n")
+    # A skill the user writes by hand next to metapkg's is not ignored; a .mcp.json that
+    # also holds the user's own server is theirs to commit.
+    (project / ".mcp.json").write_text(
+        (project / ".mcp.json")
+        .read_text()
+        .replace('"mcpServers": {', '"mcpServers": {"mine": {"command": "x"},', 1)
+    )
+    write_manifest(
+        project, skills=[file_origin(skill)], mcps=[file_origin(server)], extra="# touched\n"
+    )
+    assert_ok(cli("install", cwd=project))
+    text = (project / ".gitignore").read_text()
+    assert ".mcp.json" not in text.splitlines() and ".claude/skills/fmt" in text.splitlines()
+    assert ".claude/skills/" not in text.splitlines()
 
 
 def test_init_keeps_an_existing_gitignore(cli, tmp_path: Path) -> None:

@@ -200,6 +200,6 @@ def test_init_refuses_a_non_utf8_gitignore_and_writes_nothing(tmp_path: Path) ->
 
 def test_init_writes_both_files_and_leaves_no_temporary_files(tmp_path: Path) -> None:
     (tmp_path / ".gitignore").write_text("build/\n")
-    assert init(tmp_path) == ["metapkg.yaml", ".gitignore"]
+    assert init(tmp_path) == (["metapkg.yaml", ".gitignore"], ())
     assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "metapkg.yaml"]
-    assert (tmp_path / ".gitignore").read_text().startswith("build/\n\n# metapkg")
+    assert (tmp_path / ".gitignore").read_text().startswith("build/\n\n# >>> metapkg")

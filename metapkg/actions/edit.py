@@ -16,22 +16,16 @@ from metapkg.lock import format as lockfmt
 from metapkg.origins import FileOrigin, GitHubOrigin, Origin, OriginSyntaxError, parse_origin
 from metapkg.packages.models import Kind
 
-GITIGNORE_BLOCK = """\
-# metapkg: provisioned files and local state (regenerate with `metapkg install`)
-.metapkg/
-.agents/
-.claude/skills/
-.claude/agents/
-.mcp.json
-"""
 
-
-def init(project: Path) -> list[str]:
-    """Write a starter metapkg.yaml and .gitignore entries; return what was written.
+def init(project: Path) -> tuple[list[str], tuple[str, ...]]:
+    """Write a starter metapkg.yaml (its targets: the hosts the project already uses, if
+    any) and the managed .gitignore block; return what was written and the hosts found.
 
     Everything is read before anything is written, and each file is replaced atomically:
     an unreadable .gitignore stops init with nothing changed.
     """
+    from metapkg.actions.gitignore import add_block
+    from metapkg.hosts.registry import detect
     from metapkg.textio import read_utf8, write_atomic
 
     path = project / manifest.FILENAME
@@ -46,17 +40,18 @@ def init(project: Path) -> list[str]:
         existing = read_utf8(gitignore, "manifest", ".gitignore")
     except FileNotFoundError:
         existing = ""
-    write_atomic(path, manifest.STARTER)
+    found = detect(project)
+    targets = found or manifest.DEFAULT_TARGETS
+    starter = manifest.STARTER.replace(
+        "targets: [agents, claude]", f"targets: [{', '.join(targets)}]", 1
+    )
+    write_atomic(path, starter)
     written = [manifest.FILENAME]
-    if ".metapkg/" not in existing.splitlines():
-        separator = (
-            ""
-            if not existing or existing.endswith("\n\n")
-            else ("\n" if existing.endswith("\n") else "\n\n")
-        )
-        write_atomic(gitignore, existing + separator + GITIGNORE_BLOCK)
+    new = add_block(existing)
+    if new is not None:
+        write_atomic(gitignore, new)
         written.append(".gitignore")
-    return written
+    return written, found
 
 
 @contextmanager

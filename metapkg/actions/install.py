@@ -99,7 +99,46 @@ def install(
             if node.origin.is_local
         ]
         state.save(project, applied.owned, file_roots, values, __version__)
+        _update_gitignore(project, applied)
     return InstallReport(False, resolution, applied, recovered)
+
+
+def _update_gitignore(project: Path, applied: Applied) -> None:
+    """The managed .gitignore block lists exactly what metapkg owns now."""
+    from metapkg.actions.gitignore import update
+    from metapkg.hosts.paths import CONFIG_FILES
+
+    paths = list(applied.owned.paths)
+    for config in applied.owned.servers:  # only config files holding nothing but ours
+        if config in CONFIG_FILES and _only_ours(project / config, applied, config):
+            paths.append(config)
+    update(project, paths)
+
+
+def _only_ours(path: Path, applied: Applied, config: str) -> bool:
+    from metapkg.provision.plan import writer_for
+
+    writer = writer_for(config)
+    if writer is None or not path.is_file():
+        return False
+    try:
+        from metapkg.textio import read_utf8
+
+        present = writer.entries(read_utf8(path, "mcp-json", config))
+    except Exception:
+        return False
+    return set(present) == set(applied.owned.servers_in(config)) and _no_other_settings(path)
+
+
+def _no_other_settings(path: Path) -> bool:
+    """A JSON config whose only top-level key holds the servers (no user settings)."""
+    import json
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(document, dict) and len(document) <= 1
 
 
 def lock(

@@ -15,6 +15,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.edit import init
 
-    for name in init(Path.cwd()):
+    written, found = init(Path.cwd())
+    for name in written:
         status(f"Wrote {name}", args.quiet)
+    if found:
+        status(f"Found hosts in use here: {', '.join(found)}; they are the targets", args.quiet)
+    else:
+        status("No agent host in use here yet; targets: agents, claude (edit them, or see "
+               "`metapkg hosts`)", args.quiet)  # fmt: skip
     return 0

@@ -135,12 +135,15 @@ def report_install(
     status(f"Resolved {count} package{'s' * (count != 1)} in {elapsed:.2f}s", quiet)
     for line in changes(resolution.old_lock, resolution.lock):
         status(line, quiet)
-    if applied.copied or applied.removed or applied.mcp_changed:
+    if applied.copied or applied.removed or applied.configs_changed:
+        updated = ", ".join(applied.configs_changed)
         status(
             f"Provisioned {len(applied.copied)} path(s), removed {len(applied.removed)}"
-            + (", updated .mcp.json" if applied.mcp_changed else ""),
+            + (f", updated {updated}" if updated else ""),
             quiet,
         )
+        for note in resolution.plan.notes:  # what each host still needs from the user
+            status(f"note: {note}", quiet)
     for path in applied.kept:
         status(f"Kept {path}: no longer needed, but changed since metapkg wrote it", quiet)
     if applied.lock_written:

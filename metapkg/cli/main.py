@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "outdated": ("metapkg.cli.outdated", "list packages whose ref moved or that have newer tags"),
     "tree": ("metapkg.cli.tree", "print the resolved dependency graph"),
     "why": ("metapkg.cli.why", "print every chain that pulls a package in"),
+    "hosts": ("metapkg.cli.hosts", "list the agent hosts metapkg provisions and which are active"),
     "graph": ("metapkg.cli.graph", "draw the resolved graph: mermaid, dot, svg, html or json"),
     "check": ("metapkg.cli.check", "validate packages or whole catalogs"),
     "run": ("metapkg.cli.run", "run an installed metaskill and print its result"),

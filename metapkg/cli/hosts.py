@@ -1,0 +1,62 @@
+"""metapkg hosts [--json]: every host metapkg provisions, which are active, what each gets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from metapkg.cli.output import say
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the hosts as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = hosts(Path.cwd())
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    table = [("host", "active", "found", "skills", "agents", "MCP config")]
+    table += [
+        (
+            row["name"],
+            "yes" if row["active"] else "-",
+            "yes" if row["found"] else "-",
+            row["skills"] or "-",
+            row["agents"] or "-",
+            row["mcp"] or "-",
+        )
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in table) for i in range(5)]
+    for line in table:
+        say("  ".join([*(cell.ljust(w) for cell, w in zip(line, widths, strict=False)), line[5]]))
+    return 0
+
+
+def hosts(project: Path) -> list[dict[str, Any]]:
+    from metapkg import manifest
+    from metapkg.diagnostics import MetapkgError
+    from metapkg.hosts.registry import HOSTS, detect
+
+    try:
+        active = set(manifest.read(project).targets)
+    except MetapkgError:
+        active = set()
+    found = set(detect(project))
+    return [
+        {
+            "name": name,
+            "title": host.title,
+            "active": name in active,
+            "found": name in found,
+            "skills": host.skills,
+            "agents": f"{host.agents}/<name>{host.agent_suffix}" if host.agents else None,
+            "mcp": host.mcp.path if host.mcp else None,
+            "notes": list(host.notes),
+        }
+        for name, host in HOSTS.items()
+    ]
