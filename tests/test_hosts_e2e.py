@@ -117,7 +117,7 @@ def test_user_entries_settings_and_comments_survive(cli, tmp_path: Path, catalog
     # Dropping everything (the agent pulls the MCP in) takes exactly metapkg's entries out.
     write_manifest(project, extra=f"targets: {ALL}\n")
     assert_ok(cli("install", cwd=project))
-    for path, text in mine.items():
+    for path in mine:
         assert CONFIGS[path][2] not in _servers(project, path), path
         assert "mine" in _servers(project, path) or path == ".gemini/settings.json", path
     assert (project / ".vscode/mcp.json").read_text() == mine[".vscode/mcp.json"]
@@ -127,7 +127,7 @@ def test_user_entries_settings_and_comments_survive(cli, tmp_path: Path, catalog
 def test_verify_sees_drift_in_every_host_config(cli, tmp_path: Path, catalog) -> None:
     project = _project(tmp_path, catalog)
     assert_ok(cli("install", cwd=project))
-    for path, (fmt, _, key) in CONFIGS.items():
+    for path in CONFIGS:
         text = (project / path).read_text()
         (project / path).write_text(text.replace("--root", "--ROOT", 1))
     (project / ".codex/agents/boss.toml").write_text("name = 'changed'\n")
