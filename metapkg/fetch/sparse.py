@@ -150,9 +150,9 @@ def fetch_subtree(
 
 
 def git_environment(clone_url: str, authorization: str | None) -> dict[str, str]:
-    """git's environment: never prompt, no credential helper, the user's own config files
-    otherwise (proxies, CA bundles); the Authorization header, if any, scoped to the web
-    host through GIT_CONFIG_*. Variables that point git at another repository (set when
+    """git's environment: never prompt, no credential helper, http(s) only, the user's own
+    config files otherwise (proxies, CA bundles); the Authorization header, if any, scoped
+    to the web host through GIT_CONFIG_*. Variables that point git at another repository (set when
     metapkg runs inside a git hook, say) are dropped."""
     env = {name: value for name, value in os.environ.items() if name not in _LOCAL_ENV}
     env.update(
@@ -165,7 +165,15 @@ def git_environment(clone_url: str, authorization: str | None) -> dict[str, str]
             "LC_ALL": "C",
         }
     )
-    config = [("credential.helper", ""), ("protocol.version", "2")]
+    config = [
+        ("credential.helper", ""),
+        ("protocol.version", "2"),
+        # http(s) only: not ssh (a user's `insteadOf` may rewrite github.com to it, where
+        # keys could prompt), file or ext; git fails, and the caller uses the archive.
+        ("protocol.allow", "never"),
+        ("protocol.https.allow", "always"),
+        ("protocol.http.allow", "always"),
+    ]
     if authorization is not None:
         config.append(
             (f"http.{_origin(clone_url)}/.extraHeader", f"Authorization: {authorization}")
