@@ -218,26 +218,35 @@ def test_fuzz_round_trip(branches: dict[str, str], tags: dict[str, tuple[str, bo
 # -- the web host ---------------------------------------------------------------------------
 
 
-def test_web_host_choice() -> None:
+def test_web_host_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    def choice(**env: str) -> WebHost | None:
+        for name in ("API_URL", "URL", "ARCHIVE_URL"):
+            monkeypatch.delenv(f"METAPKG_GITHUB_{name}", raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(f"METAPKG_GITHUB_{name}", value)
+        return web_host()
+
     github = WebHost("https://github.com", "https://codeload.github.com")
-    assert web_host({}) == github
-    assert web_host({"METAPKG_GITHUB_API_URL": "https://api.github.com/"}) == github
+    assert choice() == github
+    assert choice(API_URL="https://api.github.com/") == github
     # Enterprise (or a test server) through the API URL alone: the REST API only.
-    assert web_host({"METAPKG_GITHUB_API_URL": "https://ghe.example/api/v3"}) is None
-    both = {"METAPKG_GITHUB_API_URL": "https://ghe.example/api/v3", "METAPKG_GITHUB_URL": ""}
-    assert web_host(both) is None  # empty is unset
-    both["METAPKG_GITHUB_URL"] = "https://ghe.example/"
-    assert web_host(both) == WebHost("https://ghe.example", None)
-    both["METAPKG_GITHUB_ARCHIVE_URL"] = "http://127.0.0.2:9"
-    assert web_host(both) == WebHost("https://ghe.example", "http://127.0.0.2:9")
+    assert choice(API_URL="https://ghe.example/api/v3") is None
+    assert choice(API_URL="https://ghe.example/api/v3", URL="") is None  # empty is unset
+    enterprise = {"API_URL": "https://ghe.example/api/v3", "URL": "https://ghe.example/"}
+    assert choice(**enterprise) == WebHost("https://ghe.example", None)
+    mirrored = choice(**enterprise, ARCHIVE_URL="http://127.0.0.2:9")
+    assert mirrored == WebHost("https://ghe.example", "http://127.0.0.2:9")
 
 
 @pytest.mark.parametrize(
     "bad", ["ghe.example", "ftp://ghe.example", "https://user:tok@ghe.example", "https://h:99999"]
 )
-def test_a_malformed_web_url_is_a_clear_error_that_never_echoes_it(bad: str) -> None:
+def test_a_malformed_web_url_is_a_clear_error_that_never_echoes_it(
+    bad: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("METAPKG_GITHUB_URL", bad)
     with pytest.raises(FetchError) as caught:
-        web_host({"METAPKG_GITHUB_URL": bad})
+        web_host()
     (diagnostic,) = caught.value.diagnostics
     assert diagnostic.path == "METAPKG_GITHUB_URL" and bad not in diagnostic.message
 

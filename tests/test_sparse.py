@@ -23,7 +23,7 @@ from metapkg.fetch.sparse import (
     is_large,
 )
 from metapkg.fetch.webhost import WebHost, basic_authorization
-from metapkg.lock.integrity import SEALED_MTIME_NS
+from metapkg.integrity import SEALED_MTIME_NS
 
 needs_git = pytest.mark.skipif(find_git() is None, reason="needs git 2.29 or newer")
 BIG = 3 * 1024 * 1024

@@ -49,7 +49,7 @@ from typing import IO
 
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch.archive import MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, ArchiveError
-from metapkg.lock.integrity import SEALED_MTIME_NS
+from metapkg.integrity import SEALED_MTIME_NS
 
 # An archive past this is a big repository: fetch the package's folder instead. Typical
 # catalogs are well under 1 MB; the repositories this is for are hundreds of MB.

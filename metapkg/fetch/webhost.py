@@ -3,7 +3,7 @@
 Public repositories can be read without spending the REST quota (60 requests an hour
 without a token): refs through git's smart-HTTP ref advertisement on the web host
 (``gitrefs.py``), archives by commit from the archive host, and big monorepos through
-``git`` itself (``sparse.py``). Where those live:
+``git`` itself (``sparse.py``). Where those live (``settings.github_web_url``):
 
 * ``METAPKG_GITHUB_URL`` set: that web host (GitHub Enterprise: ``https://ghe.example``).
 * unset, and ``METAPKG_GITHUB_API_URL`` unset or ``https://api.github.com``:
@@ -13,25 +13,20 @@ without a token): refs through git's smart-HTTP ref advertisement on the web hos
 The archive host: ``METAPKG_GITHUB_ARCHIVE_URL`` when set (tests, mirrors), codeload for
 github.com; otherwise none is known, and archives are asked of the web host
 (``<web>/<owner>/<repo>/archive/<sha>.tar.gz``), which redirects to wherever it keeps them.
-
-These are pure functions of the environment mapping; nothing here touches the network.
+Nothing here touches the network.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch.gitrefs import CONTENT_TYPE
 
-API_URL_VAR = "METAPKG_GITHUB_API_URL"
 WEB_URL_VAR = "METAPKG_GITHUB_URL"
 ARCHIVE_URL_VAR = "METAPKG_GITHUB_ARCHIVE_URL"
-DEFAULT_API_URL = "https://api.github.com"
-DEFAULT_WEB_URL = "https://github.com"
 DEFAULT_ARCHIVE_URL = "https://codeload.github.com"
 # The user name github.com expects with a token as the password (any name works for a
 # personal access token; GitHub App installation tokens need this one).
@@ -62,18 +57,24 @@ class WebHost:
         return f"{self.url}/{_path(repo_id)}/archive/{commit}.tar.gz"
 
 
-def web_host(env: Mapping[str, str]) -> WebHost | None:
+def web_host() -> WebHost | None:
     """The web host to use, or None for the REST API only (see the module docstring).
-    An empty variable counts as unset; a malformed URL is a clear error."""
-    web = _url(env, WEB_URL_VAR)
-    archive = _url(env, ARCHIVE_URL_VAR)
+    A malformed URL (or one carrying credentials) is a clear error naming the variable."""
+    from metapkg import settings
+
+    web = settings.github_web_url()
     if web is None:
-        api = _url(env, API_URL_VAR)
-        if api is not None and api != DEFAULT_API_URL:
-            return None
-        web = DEFAULT_WEB_URL
-    if archive is None and web == DEFAULT_WEB_URL:
+        return None
+    archive = settings.github_archive_url()
+    if archive is None and web == settings.DEFAULT_WEB:
         archive = DEFAULT_ARCHIVE_URL
+    for name, url in ((WEB_URL_VAR, web), (ARCHIVE_URL_VAR, archive)):
+        if url is not None and not _well_formed(url):
+            message = (
+                f"{name} must be an http(s) URL without credentials, query or fragment, like "
+                f"{settings.DEFAULT_WEB}; fix or unset it"
+            )
+            raise FetchError([error("usage", name, message)])
     return WebHost(web, archive)
 
 
@@ -94,20 +95,6 @@ def usable_reply(status: int, content_type: str) -> bool:
 
 def _path(repo_id: str) -> str:
     return quote(repo_id, safe="/")
-
-
-def _url(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name, "").strip()
-    if not value:
-        return None
-    if not _well_formed(value):
-        example = DEFAULT_WEB_URL if name == WEB_URL_VAR else DEFAULT_API_URL
-        message = (
-            f"{name} must be an http(s) URL without credentials, query or fragment, like "
-            f"{example}; fix or unset it"
-        )
-        raise FetchError([error("config", name, message)])
-    return value.rstrip("/")
 
 
 def _well_formed(value: str) -> bool:
