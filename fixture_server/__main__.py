@@ -1,7 +1,9 @@
 """`python -m fixture_server --root DIR [--latency S] [--env-file PATH]`
 
 Serves until SIGTERM or SIGINT. The first stdout line is `METAPKG_GITHUB_API_URL=<url>`,
-so a script can start it in the background and read where it listens.
+so a script can start it in the background and read where it listens (`--env-file` gets
+that line alone). Two more lines follow: `METAPKG_GITHUB_URL=<url>` (the web host: git
+smart HTTP, archive links) and `METAPKG_GITHUB_ARCHIVE_URL=<url>` (the archive host).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.env_file is not None:
             _write_atomically(args.env_file, line + "\n")
         print(line, flush=True)
+        print(f"METAPKG_GITHUB_URL={server.web_url}", flush=True)
+        print(f"METAPKG_GITHUB_ARCHIVE_URL={server.download_url}", flush=True)
         # Short waits so the signal handler gets to run promptly on every platform.
         while not stop.wait(0.2):
             pass

@@ -1,4 +1,10 @@
-"""GitHub-style `legacy.tar.gz` archives, built once per commit and kept in memory."""
+"""GitHub-style archives, built once per (commit, top folder) and kept in memory.
+
+Two shapes, as codeload.github.com serves them: `legacy.tar.gz/<ref>` (where the REST
+tarball endpoint redirects) has the top folder `{owner}-{repo}-{sha[:7]}`; `tar.gz/<ref>`
+(where `github.com/<owner>/<repo>/archive/<ref>.tar.gz` redirects) has `{repo}-{name}`,
+with the full SHA as the name when the ref is one.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +24,16 @@ ARCHIVE_MTIME = 1_700_000_000
 def archive_prefix(owner: str, repo: str, sha: str) -> str:
     """The single top folder GitHub puts in a tarball: `{owner}-{repo}-{sha[:7]}`."""
     return f"{owner}-{repo}-{sha[:7]}"
+
+
+def codeload_prefix(repo: str, ref: str, is_tag: bool) -> str:
+    """The top folder of a `tar.gz/<ref>` archive: `{repo}-{name}`, where name is the ref
+    without `refs/heads/` or `refs/tags/`, `/` made `-`, and a tag's leading `v` before a
+    digit dropped (`v1.2.0` -> `1.2.0`); a full SHA stays whole."""
+    name = ref.removeprefix("refs/heads/").removeprefix("refs/tags/")
+    if is_tag and len(name) > 1 and name[0] == "v" and name[1].isdigit():
+        name = name[1:]
+    return f"{repo}-{name.replace('/', '-')}"
 
 
 def build_tarball(folder: Path, prefix: str, sha: str) -> bytes:
@@ -55,11 +71,12 @@ def _info(name: str, kind: bytes, mode: int) -> tarfile.TarInfo:
 
 
 class ArchiveCache:
-    """Archive bytes per (repository key, sha): built lazily, or overridden by a test."""
+    """Archive bytes per (repository key, sha, top folder): built lazily, or overridden by
+    a test (per sha: the override is served whatever the shape asked for)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._built: dict[tuple[str, str], bytes] = {}
+        self._built: dict[tuple[str, str, str], bytes] = {}
         self._overrides: dict[tuple[str, str], bytes] = {}
 
     def set_override(self, repo_key: str, sha: str, data: bytes) -> None:
@@ -76,12 +93,13 @@ class ArchiveCache:
         Two concurrent first requests may both build; the result is identical either way.
         """
         key = (repo_key, sha.lower())
+        built_key = (*key, prefix)
         with self._lock:
-            cached = self._overrides[key] if key in self._overrides else self._built.get(key)
+            cached = self._overrides[key] if key in self._overrides else self._built.get(built_key)
         if cached is not None:
             return cached
         if folder is None:
             return None
         data = build_tarball(folder, prefix, sha)
         with self._lock:
-            return self._built.setdefault(key, data)
+            return self._built.setdefault(built_key, data)

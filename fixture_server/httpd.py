@@ -1,5 +1,5 @@
-"""The HTTP plumbing: a threaded HTTP/1.1 server that hands each GET to an application
-object and writes back the `Response` it returns."""
+"""The HTTP plumbing: a threaded HTTP/1.1 server that hands each request (GET, HEAD, or
+POST with its body) to an application object and writes back the `Response` it returns."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from typing import Any, Literal, Protocol, cast
 
 from fixture_server.responses import Response
 
-HostKind = Literal["api", "download"]
+HostKind = Literal["api", "download", "web"]
+# The largest request body read (git's fetch negotiation of a huge repository stays far
+# below this); a longer one is answered 413 without being read.
+MAX_REQUEST_BODY = 64 * 1024 * 1024
 
 # Errors that only mean the client went away (e.g. it timed out on a slow body).
 _DISCONNECTS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
@@ -21,7 +24,7 @@ _DISCONNECTS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, T
 
 class Application(Protocol):
     def handle(
-        self, host: HostKind, method: str, path: str, headers: dict[str, str]
+        self, host: HostKind, method: str, path: str, headers: dict[str, str], body: bytes = b""
     ) -> Response: ...
 
 
@@ -112,14 +115,59 @@ class _Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._serve(send_body=False)
 
-    def _serve(self, send_body: bool) -> None:
+    def do_POST(self) -> None:
+        try:
+            body = self._read_body()
+        except _BadBody as bad:
+            self.close_connection = True
+            self._reply_plain(bad.status, str(bad))
+            return
+        self._serve(send_body=True, body=body)
+
+    def _serve(self, send_body: bool, body: bytes = b"") -> None:
         server = cast(LoopbackServer, self.server)
         headers = {name.lower(): value for name, value in self.headers.items()}
-        response = server.app.handle(server.host_kind, self.command, self.path, headers)
+        response = server.app.handle(server.host_kind, self.command, self.path, headers, body)
         try:
             self._write(response, send_body)
         except _DISCONNECTS:
             self.close_connection = True
+
+    def _read_body(self) -> bytes:
+        """The request body, by Content-Length or chunked (git sends large requests
+        chunked); `Content-Encoding` is left to the application."""
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            return self._read_chunked()
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            raise _BadBody(400, "bad Content-Length") from None
+        if length < 0 or length > MAX_REQUEST_BODY:
+            raise _BadBody(413, "request body too large")
+        return self.rfile.read(length)
+
+    def _read_chunked(self) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024).split(b";")[0].strip()
+            try:
+                size = int(line, 16)
+            except ValueError:
+                raise _BadBody(400, "bad chunk size") from None
+            if size == 0:
+                while self.rfile.readline(1024).strip():  # trailers, then the blank line
+                    pass
+                return b"".join(parts)
+            total += size
+            if total > MAX_REQUEST_BODY:
+                raise _BadBody(413, "request body too large")
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(16)  # the CRLF after each chunk
+
+    def _reply_plain(self, status: int, text: str) -> None:
+        with contextlib.suppress(*_DISCONNECTS):
+            self._write(Response(status, text.encode(), {"Content-Type": "text/plain"}), True)
 
     def _write(self, response: Response, send_body: bool) -> None:
         body = response.body
@@ -128,16 +176,35 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(response.status)
         for name, value in response.headers.items():
             self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
+        if response.chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if not send_body or not body:
+        if not send_body:
             return
-        if response.trickle_seconds <= 0:
-            self.wfile.write(body)
-            return
-        pieces = max(1, min(response.trickle_chunks, len(body)))
+        if body:
+            self._write_body(response, body)
+        if response.chunked:
+            self.wfile.write(b"0\r\n\r\n")
+
+    def _write_body(self, response: Response, body: bytes) -> None:
+        pieces = 1
+        if response.trickle_seconds > 0:
+            pieces = max(1, min(response.trickle_chunks, len(body)))
         size = -(-len(body) // pieces)
         for start in range(0, len(body), size):
-            time.sleep(response.trickle_seconds / pieces)
-            self.wfile.write(body[start : start + size])
-            self.wfile.flush()
+            if response.trickle_seconds > 0:
+                time.sleep(response.trickle_seconds / pieces)
+            piece = body[start : start + size]
+            if response.chunked:
+                piece = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
+            self.wfile.write(piece)
+            if pieces > 1:
+                self.wfile.flush()
+
+
+class _BadBody(Exception):
+    def __init__(self, status: int, why: str) -> None:
+        super().__init__(why)
+        self.status = status

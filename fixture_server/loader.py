@@ -19,6 +19,7 @@ class RepoSpec:
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     renamed_to: str | None = None
+    annotated_tags: tuple[str, ...] = ()
 
 
 def load_root(root: Path) -> list[RepoSpec]:
@@ -32,7 +33,7 @@ def load_repo_yaml(path: Path) -> RepoSpec:
     data = YAML(typ="safe").load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, Mapping):
         raise ValueError(f"{path}: expected a mapping at the top level")
-    unknown = set(data) - {"commits", "branches", "tags", "renamed_to"}
+    unknown = set(data) - {"commits", "branches", "tags", "renamed_to", "annotated_tags"}
     if unknown:
         raise ValueError(f"{path}: unknown keys {sorted(map(str, unknown))}")
     base = path.parent
@@ -43,6 +44,9 @@ def load_repo_yaml(path: Path) -> RepoSpec:
     renamed_to = data.get("renamed_to")
     if renamed_to is not None and not isinstance(renamed_to, str):
         raise ValueError(f"{path}: renamed_to must be a string 'owner/repo'")
+    annotated = data.get("annotated_tags") or []
+    if not isinstance(annotated, list) or not all(isinstance(tag, str) for tag in annotated):
+        raise ValueError(f"{path}: annotated_tags must be a list of tag names (quote them)")
     return RepoSpec(
         owner=base.parent.name,
         repo=base.name,
@@ -50,6 +54,7 @@ def load_repo_yaml(path: Path) -> RepoSpec:
         branches=_str_mapping(path, "branches", data.get("branches")),
         tags=_str_mapping(path, "tags", data.get("tags")),
         renamed_to=renamed_to,
+        annotated_tags=tuple(annotated),
     )
 
 

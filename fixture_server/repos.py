@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixture_server.tree import commit_sha
+from fixture_server.gitobjects import commit_id
 
 _FULL_SHA = re.compile(r"[0-9a-fA-F]{40}")
 _REF_PREFIXES = ("refs/heads/", "heads/", "refs/tags/", "tags/")
@@ -33,10 +33,20 @@ class Repo:
     branches: Mapping[str, str]
     tags: Mapping[str, str]
     renamed_to: tuple[str, str] | None = None
+    # Names in `tags` that are annotated (a tag object pointing at the commit); the others
+    # are lightweight. Only the ref advertisement and the git repository show the difference.
+    annotated: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
         return repo_key(self.owner, self.name)
+
+    @property
+    def default_branch(self) -> str:
+        """`main` if there is one (or no branch at all), else the first branch by name."""
+        if "main" in self.branches or not self.branches:
+            return "main"
+        return sorted(self.branches)[0]
 
     def by_sha(self, sha: str) -> Commit | None:
         sha = sha.lower()
@@ -86,10 +96,11 @@ def make_repo(
     branches: Mapping[str, str],
     tags: Mapping[str, str],
     renamed_to: str | None,
+    annotated: Iterable[str] = (),
 ) -> Repo:
     """Validate the refs and compute every commit's SHA (from the folder as it is now)."""
     built = {
-        label: Commit(label, Path(p), commit_sha(owner, name, label, Path(p)))
+        label: Commit(label, Path(p), commit_id(owner, name, label, Path(p)))
         for label, p in commits.items()
     }
     for kind, refs in (("branch", branches), ("tag", tags)):
@@ -98,6 +109,10 @@ def make_repo(
                 raise ValueError(
                     f"{owner}/{name}: {kind} {ref!r} points to unknown commit {label!r}"
                 )
+    annotated_tags = frozenset(annotated)
+    unknown = sorted(annotated_tags - set(tags))
+    if unknown:
+        raise ValueError(f"{owner}/{name}: annotated tags {unknown} are not among the tags")
     return Repo(
         owner=owner,
         name=name,
@@ -105,6 +120,7 @@ def make_repo(
         branches=dict(branches),
         tags=dict(tags),
         renamed_to=parse_full_name(renamed_to) if renamed_to else None,
+        annotated=annotated_tags,
     )
 
 
@@ -154,7 +170,7 @@ class RepoStore:
             repo = self._repos.get(repo_key(owner, name))
             if repo is None:
                 raise KeyError(f"no fixture repository {owner}/{name}")
-            commit = Commit(label, folder, commit_sha(repo.owner, repo.name, label, folder))
+            commit = Commit(label, folder, commit_id(repo.owner, repo.name, label, folder))
             commits = {**repo.commits, label: commit}
             self._repos[repo.key] = dataclasses.replace(repo, commits=commits)
             return commit.sha

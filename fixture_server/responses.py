@@ -13,8 +13,12 @@ class Response:
     status: int
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
-    # True for a tarball body: only those can be cut short by `truncate_archive`.
-    is_archive: bool = False
+    # True for a tarball or a ref advertisement: only those are cut short by
+    # `truncate_archive`.
+    truncatable: bool = False
+    # Sent with `Transfer-Encoding: chunked` and no Content-Length, as codeload.github.com
+    # sends the archives it builds on the fly.
+    chunked: bool = False
     # Set by `slow_body`: send the body in `trickle_chunks` pieces over this many seconds.
     trickle_seconds: float = 0.0
     trickle_chunks: int = 1

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qs, quote, unquote
 
-from fixture_server.archive import ArchiveCache, archive_prefix
+from fixture_server.archive import ArchiveCache, archive_prefix, codeload_prefix
 from fixture_server.repos import Commit, Repo, RepoStore
 from fixture_server.responses import (
     DOCS_URL,
@@ -63,21 +63,29 @@ def api_route(site: Site, raw_path: str, headers: Mapping[str, str]) -> Response
 
 
 def download_route(site: Site, raw_path: str) -> Response:
-    """`GET /{owner}/{repo}/legacy.tar.gz/{sha}` on the download host (codeload's shape)."""
+    """`GET /{owner}/{repo}/legacy.tar.gz/{ref}` (where the REST tarball endpoint points)
+    or `GET /{owner}/{repo}/tar.gz/{ref}` (where the web host's archive links point) on the
+    download host, in codeload's shapes: see `archive.py` for their top folders."""
     path, _, query = raw_path.partition("?")
     segments = path.split("/")
-    if len(segments) < 5 or segments[0] != "" or segments[3] != "legacy.tar.gz":
+    if len(segments) < 5 or segments[0] != "" or segments[3] not in ("legacy.tar.gz", "tar.gz"):
         return text_response(404, "404: Not Found")
     repo = site.store.get(unquote(segments[1]), unquote(segments[2]))
     if repo is None:
         return text_response(404, "404: Not Found")
     if repo.renamed_to is not None:
         return _moved(site.download_url, repo.renamed_to, segments[3:], query)
-    found = _archive_sha(site, repo, unquote("/".join(segments[4:])))
+    ref = unquote("/".join(segments[4:]))
+    found = _archive_sha(site, repo, ref)
     if found is None:
         return text_response(404, "404: Not Found")
     sha, commit = found
-    prefix = archive_prefix(repo.owner, repo.name, sha)
+    legacy = segments[3] == "legacy.tar.gz"
+    if legacy:
+        prefix = archive_prefix(repo.owner, repo.name, sha)
+    else:
+        is_tag = ref.startswith("refs/tags/") or (ref in repo.tags and ref not in repo.branches)
+        prefix = codeload_prefix(repo.name, ref, is_tag)
     data = site.archives.get(repo.key, sha, commit.folder if commit else None, prefix)
     if data is None:
         return text_response(404, "404: Not Found")
@@ -89,7 +97,10 @@ def download_route(site: Site, raw_path: str) -> Response:
             "Content-Disposition": f"attachment; filename={prefix}.tar.gz",
             "ETag": f'"{sha}"',
         },
-        is_archive=True,
+        truncatable=True,
+        # codeload streams the archives it makes: no Content-Length (the legacy shape keeps
+        # one here, as the fixture always sent it).
+        chunked=not legacy,
     )
 
 
@@ -118,9 +129,7 @@ def _repo_info(repo: Repo) -> Response:
 
 
 def _default_branch(repo: Repo) -> str:
-    if "main" in repo.branches or not repo.branches:
-        return "main"
-    return sorted(repo.branches)[0]
+    return repo.default_branch
 
 
 def _commit(site: Site, repo: Repo, ref: str, accept: str) -> Response:

@@ -1,11 +1,13 @@
-"""`FixtureGitHub`: a fake GitHub (API host + archive download host) on loopback."""
+"""`FixtureGitHub`: a fake GitHub (API host, web host, archive download host) on loopback."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -13,16 +15,20 @@ from typing import Literal
 
 from fixture_server.archive import ArchiveCache
 from fixture_server.faults import FaultKind, FaultRule, FaultSet, canned, rate_limited
+from fixture_server.gitstore import GitStore
 from fixture_server.httpd import HostKind, LoopbackServer
 from fixture_server.loader import load_root
 from fixture_server.repos import RepoStore, make_repo
 from fixture_server.responses import Response, message
 from fixture_server.routes import Site, api_route, download_route
+from fixture_server.webroutes import WebRequest, WebSite, challenge, web_route
 
 API_HOST = "127.0.0.1"
 # A second loopback address, so the archive host is a different *host* from the API (as
 # codeload.github.com is), and clients must not carry the Authorization header over.
 DOWNLOAD_HOST = "127.0.0.2"
+# And a third for the web host (github.com's role: git smart HTTP, archive links).
+WEB_HOST = "127.0.0.3"
 
 _FULL_SHA = re.compile(r"[0-9a-fA-F]{40}")
 
@@ -36,14 +42,17 @@ class RequestRecord:
     path: str
     headers: dict[str, str]
     status: int
+    body_bytes: int = 0  # the length of the response body sent (after any truncation)
 
 
 class FixtureGitHub:
-    """Serves fixture repositories through the GitHub REST endpoints metapkg uses.
+    """Serves fixture repositories through the GitHub endpoints metapkg uses: the REST API
+    (`api_url`), the web host's git smart HTTP and archive links (`web_url`, see
+    `webroutes.py`) and the archive download host (`download_url`).
 
     Repositories come from `root` (see `fixture_server.loader`) and/or `add_repo`. Faults
     (`fail`, `rate_limit`, `truncate_archive`, `slow_body`) match request paths (with the
-    query string) by `re.search`, on both hosts, and fire exactly `times` times.
+    query string) by `re.search`, on all hosts, and fire exactly `times` times.
     """
 
     def __init__(self, root: Path | None = None, latency: float = 0.0) -> None:
@@ -55,12 +64,20 @@ class FixtureGitHub:
         self._log: list[RequestRecord] = []
         self._log_lock = threading.Lock()
         self._token: str | None = None
-        self._servers: tuple[LoopbackServer, LoopbackServer] | None = None
+        self._git = GitStore()
+        self._servers: tuple[LoopbackServer, ...] | None = None
         self._site: Site | None = None
+        self._web: WebSite | None = None
         if root is not None:
             for spec in load_root(Path(root)):
                 self.add_repo(
-                    spec.owner, spec.repo, spec.commits, spec.branches, spec.tags, spec.renamed_to
+                    spec.owner,
+                    spec.repo,
+                    spec.commits,
+                    spec.branches,
+                    spec.tags,
+                    spec.renamed_to,
+                    spec.annotated_tags,
                 )
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -69,22 +86,20 @@ class FixtureGitHub:
         if self._servers is not None:
             raise RuntimeError("FixtureGitHub is already running")
         api = LoopbackServer((API_HOST, 0), self, "api")
-        try:
-            download = LoopbackServer((DOWNLOAD_HOST, 0), self, "download")
-        except OSError:
-            # Not every OS routes all of 127/8 (macOS); a different port is still a
-            # different origin, which is what the Authorization rule is about.
-            download = LoopbackServer((API_HOST, 0), self, "download")
+        download = _listen(DOWNLOAD_HOST, self, "download")
+        web = _listen(WEB_HOST, self, "web")
         self._site = Site(self._store, self._archives, api.url, download.url)
-        self._servers = (api, download)
-        api.start()
-        download.start()
+        self._web = WebSite(self._store, self._archives, self._git, web.url, download.url)
+        self._servers = (api, download, web)
+        for server in self._servers:
+            server.start()
 
     def stop(self) -> None:
         servers, self._servers = self._servers, None
         if servers is not None:
             for server in servers:
                 server.close()
+        self._git.close()
 
     def __enter__(self) -> FixtureGitHub:
         self.start()
@@ -108,6 +123,16 @@ class FixtureGitHub:
         """`http://127.0.0.2:<port>`: the archive host the tarball endpoint redirects to."""
         return self._running_site().download_url
 
+    @property
+    def web_url(self) -> str:
+        """`http://127.0.0.3:<port>`: the web host (github.com's role), no trailing slash."""
+        return self._running_web().web_url
+
+    def _running_web(self) -> WebSite:
+        if self._web is None:
+            raise RuntimeError("FixtureGitHub has not been started")
+        return self._web
+
     def _running_site(self) -> Site:
         if self._site is None:
             raise RuntimeError("FixtureGitHub has not been started")
@@ -123,9 +148,14 @@ class FixtureGitHub:
         branches: Mapping[str, str] | None = None,
         tags: Mapping[str, str] | None = None,
         renamed_to: str | None = None,
+        annotated: Iterable[str] = (),
     ) -> None:
-        """Add (or replace) a repository. Commit SHAs are computed from the folders now."""
-        self._store.put(make_repo(owner, repo, commits, branches or {}, tags or {}, renamed_to))
+        """Add (or replace) a repository. Commit SHAs are computed from the folders now: they
+        are real git commit ids (see `gitobjects.py`). Tags named in `annotated` are
+        annotated tags (the ref advertisement shows the tag object and its peeled commit)."""
+        self._store.put(
+            make_repo(owner, repo, commits, branches or {}, tags or {}, renamed_to, annotated)
+        )
 
     def add_commit(self, owner: str, repo: str, label: str, folder: Path) -> str:
         """Add one more commit to an existing repository; returns its SHA."""
@@ -179,8 +209,9 @@ class FixtureGitHub:
         self._faults.add(FaultRule(FaultKind.RESPOND, re.compile(path_regex), times, make))
 
     def truncate_archive(self, path_regex: str, times: int = 1) -> None:
-        """The next `times` matching *archive* responses carry only the first half of the
-        gzip (with a matching Content-Length). Non-archive responses don't use it up."""
+        """The next `times` matching *archive* or *ref advertisement* responses carry only
+        the first half of their body (with a matching Content-Length, or a well-formed end
+        of a chunked body). Other responses don't use it up."""
         self._faults.add(FaultRule(FaultKind.TRUNCATE, re.compile(path_regex), times))
 
     def slow_body(self, path_regex: str, seconds: float, times: int = 1, chunks: int = 4) -> None:
@@ -194,8 +225,10 @@ class FixtureGitHub:
         self._faults.clear()
 
     def require_token(self, token: str | None) -> None:
-        """When set, API requests need `Authorization: Bearer <token>` (or `token <token>`);
-        others get 401. The download host never checks."""
+        """When set, API requests need `Authorization: Bearer <token>` (or `token <token>`),
+        and web-host requests HTTP Basic auth with the token as the password (any user name,
+        e.g. `x-access-token`, as github.com takes it); others get 401. The download host
+        never checks."""
         self._token = token
 
     # -- request log ---------------------------------------------------------------------
@@ -221,29 +254,41 @@ class FixtureGitHub:
 
     # -- serving (called from the HTTP threads) ------------------------------------------
 
-    def handle(self, host: HostKind, method: str, path: str, headers: dict[str, str]) -> Response:
+    def handle(
+        self, host: HostKind, method: str, path: str, headers: dict[str, str], body: bytes = b""
+    ) -> Response:
         """Build the answer to one request, apply body faults and log it (before any byte is
         sent, so a client that got a response always finds it in the log)."""
         delay = self.latency
         if delay > 0:
             time.sleep(delay)
-        response = self._answer(host, path, headers)
-        if response.is_archive and self._faults.take(FaultKind.TRUNCATE, path):
+        response = self._answer(host, method, path, headers, body)
+        if response.truncatable and self._faults.take(FaultKind.TRUNCATE, path):
             response.body = response.body[: len(response.body) // 2]
         slow = self._faults.take(FaultKind.SLOW, path)
         if slow is not None:
             response.trickle_seconds, response.trickle_chunks = slow.seconds, slow.chunks
         with self._log_lock:
-            self._log.append(RequestRecord(host, method, path, headers, response.status))
+            self._log.append(
+                RequestRecord(host, method, path, headers, response.status, len(response.body))
+            )
         return response
 
-    def _answer(self, host: HostKind, path: str, headers: dict[str, str]) -> Response:
+    def _answer(
+        self, host: HostKind, method: str, path: str, headers: dict[str, str], body: bytes
+    ) -> Response:
         fault = self._faults.take(FaultKind.RESPOND, path)
         if fault is not None and fault.make is not None:
             return fault.make()
         site = self._running_site()
         if host == "download":
             return download_route(site, path)
+        if host == "web":
+            password = _basic_password(headers.get("authorization"))
+            if self._token is not None and password != self._token:
+                return challenge()
+            request = WebRequest(method, path, headers, body, password is not None)
+            return web_route(self._running_web(), request)
         denied = self._check_token(headers.get("authorization"))
         return denied if denied is not None else api_route(site, path, headers)
 
@@ -257,3 +302,25 @@ class FixtureGitHub:
         if scheme.lower() in ("bearer", "token") and value.strip() == expected:
             return None
         return message(401, "Bad credentials")
+
+
+def _listen(address: str, app: FixtureGitHub, host: HostKind) -> LoopbackServer:
+    try:
+        return LoopbackServer((address, 0), app, host)
+    except OSError:
+        # Not every OS routes all of 127/8 (macOS); a different port is still a
+        # different origin, which is what the Authorization rule is about.
+        return LoopbackServer((API_HOST, 0), app, host)
+
+
+def _basic_password(authorization: str | None) -> str | None:
+    """The password of an HTTP Basic `Authorization` header; None without one."""
+    scheme, _, value = (authorization or "").partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    _user, sep, password = decoded.partition(":")
+    return password if sep else None

@@ -1,12 +1,12 @@
-"""Walking a commit folder the way git sees it, and fingerprinting it.
+"""Walking a commit folder the way git sees it.
 
-Both the commit SHA and the tarball are derived from the same walk, so they can never
-disagree about what a commit contains.
+The commit SHA (`gitobjects.py`), the tarball (`archive.py`) and the bare repository
+(`gitstore.py`) are all derived from the same walk, so they can never disagree about what
+a commit contains.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from enum import Enum
@@ -64,24 +64,3 @@ def _walk(folder: Path, prefix: str, out: list[TreeEntry]) -> bool:
             continue
         added = True
     return added
-
-
-def tree_digest(root: Path) -> bytes:
-    """SHA-256 over every file's relative path, exec bit and content (links: their target)."""
-    digest = hashlib.sha256()
-    for entry in walk_tree(root):
-        if entry.kind is EntryKind.DIR:
-            continue
-        if entry.kind is EntryKind.SYMLINK:
-            tag, data = b"L", os.readlink(entry.path).encode()
-        else:
-            tag, data = (b"X" if entry.executable else b"F"), entry.path.read_bytes()
-        digest.update(entry.rel.encode() + b"\0" + tag + str(len(data)).encode() + b"\0")
-        digest.update(data)
-    return digest.digest()
-
-
-def commit_sha(owner: str, repo: str, label: str, folder: Path) -> str:
-    """The fake but deterministic 40-hex commit SHA of `label`: changes with the content."""
-    seed = f"{owner}/{repo}\0{label}\0".encode()
-    return hashlib.sha1(seed + tree_digest(folder)).hexdigest()

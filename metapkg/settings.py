@@ -9,6 +9,7 @@ variable and what it takes, instead of failing later with a traceback (``nan`` s
 |---|---|
 | METAPKG_GITHUB_API_URL | GitHub's REST API base (default https://api.github.com) |
 | METAPKG_GITHUB_URL | GitHub's web base for git refs and archives (see github_web_url) |
+| METAPKG_GITHUB_ARCHIVE_URL | the archive host (default: codeload for github.com; webhost.py) |
 | GITHUB_TOKEN, GH_TOKEN | a GitHub token (else the OS keyring after `metapkg auth login`) |
 | METAPKG_CACHE_DIR | the download cache (default: the platform's user cache dir) |
 | METAPKG_SHARED_DIR | the value of ${sharedDir} (default: user data dir + /shared) |
@@ -67,6 +68,13 @@ def github_web_url() -> str | None:
     if configured:
         return configured.rstrip("/")
     return DEFAULT_WEB if github_api_url() == DEFAULT_API else None
+
+
+def github_archive_url() -> str | None:
+    """Where archives by commit come from, when set (tests, mirrors); None: codeload for
+    github.com, the web host's archive links otherwise (``fetch/webhost.py``)."""
+    configured = _text("METAPKG_GITHUB_ARCHIVE_URL")
+    return configured.rstrip("/") if configured else None
 
 
 def cache_dir() -> Path:
