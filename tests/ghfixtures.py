@@ -182,7 +182,9 @@ def _run_with_stdin(args: tuple[str, ...], cwd: Path, env: dict[str, str], stdin
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 
-def make_gh(tmp_path: Path, latency: float = 0.0) -> Iterator[GH]:
+def make_gh(tmp_path: Path, latency: float = 0.0, web: bool = False) -> Iterator[GH]:
+    """``web``: also point metapkg at the fake web host (git ref advertisement) and
+    archive host, as it is pointed at github.com and codeload by default."""
     server = FixtureGitHub(latency=latency)
     with server:
         project = tmp_path / "project"
@@ -199,6 +201,9 @@ def make_gh(tmp_path: Path, latency: float = 0.0) -> Iterator[GH]:
             # Never the developer's own keyring: "no keyring" unless a test picks one.
             "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
         }
+        if web:
+            gh.env["METAPKG_GITHUB_URL"] = server.web_url
+            gh.env["METAPKG_GITHUB_ARCHIVE_URL"] = server.download_url
         yield gh
 
 

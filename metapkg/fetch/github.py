@@ -1,14 +1,25 @@
-"""GitHub origins: ref -> commit, one tarball per (repo, commit), trees from the cache.
+"""GitHub origins: ref -> commit, one archive per (repo, commit), trees from the cache.
 
-Requests (relative to METAPKG_GITHUB_API_URL, default https://api.github.com):
+With a web host (github.com by default; see fetch/webhost.py), a cold install of public
+repositories spends no REST request:
 
-* ``GET /repos/{repo}/commits/{ref}`` with ``Accept: application/vnd.github.sha``: at
-  most once per distinct (repo, ref) per run, and never when the lock pins the ref.
-* ``GET /repos/{repo}/tarball/{commit}`` (302 to the download host): at most once per
+* ``GET <web>/{repo}.git/info/refs?service=git-upload-pack``: git's ref advertisement,
+  every branch and tag with its commit (annotated tags peeled), once per repository and
+  run, never when the lock pins every ref the run needs;
+* ``GET <archive host>/{repo}/tar.gz/{commit}``: the archive by commit, at most once per
   (repo, commit) ever, since the extracted tree is kept in the cache by commit.
 
-Calls arrive from many crawl threads at once; ``_Once`` makes concurrent callers of the
-same lookup share one request.
+The REST API (relative to METAPKG_GITHUB_API_URL) is the fallback, chosen per repository:
+when there is no web host (an API URL pointed elsewhere: GitHub Enterprise, tests), when
+the advertisement is refused (a private repository without credentials answers 401), for
+an abbreviated SHA, or when the archive host refuses an archive:
+
+* ``GET /repos/{repo}/commits/{ref}`` with ``Accept: application/vnd.github.sha``;
+* ``GET /repos/{repo}/tags?per_page=100`` (paginated), for version ranges;
+* ``GET /repos/{repo}/tarball/{commit}`` (302 to the download host).
+
+Calls arrive from many threads at once; ``Once`` makes concurrent callers of the same
+lookup share one request.
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from metapkg import jsonsafe, settings
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch import archive
 from metapkg.fetch.cache import Cache, DamagedEntry
+from metapkg.fetch.gitrefs import Advertisement, might_be_abbreviated_sha, parse_advertisement
 from metapkg.fetch.once import Once
 from metapkg.fetch.source import (
     Fetched,
@@ -37,6 +49,7 @@ from metapkg.fetch.source import (
 )
 from metapkg.fetch.sources import FetchOptions
 from metapkg.fetch.tags import package_tags
+from metapkg.fetch.webhost import usable_reply, web_host
 from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import GitHubOrigin, Origin
 
@@ -66,6 +79,8 @@ class GitHubSource:
         self._trees: Once[tuple[str, str], Path] = Once()
         self._tags: Once[str, dict[str, str]] = Once()
         self._repairs: Once[tuple[str, str], Path] = Once()
+        self._adverts: Once[str, Advertisement | None] = Once()
+        self.web = web_host()  # None: the REST API only (see fetch/webhost.py)
         self._http_lock = threading.Lock()
         self._http: Http | None = None
         self._used: set[RefPin] = set()
@@ -190,16 +205,50 @@ class GitHubSource:
         return commit
 
     def resolve_ref(self, repo: str, ref: str) -> str | None:
-        """Ask GitHub (once per run) which commit a ref is at; None if there is no such ref."""
-        commit: str | None = self._refs.get((repo, ref), lambda: self._resolve_ref(repo, ref))
-        return commit
+        """Ask GitHub (once per run) which commit a ref is at; None if there is no such ref.
+
+        From the git ref advertisement when the web host serves it (one request per
+        repository for every ref and tag, off the REST quota); else the REST API."""
+        advertised = self.advertisement(repo)
+        if advertised is not None:
+            commit = advertised.resolve(ref)
+            if commit is not None or not might_be_abbreviated_sha(ref):
+                if commit is not None:
+                    with self._used_lock:
+                        self._resolved.setdefault(repo, {})[ref] = commit
+                return commit
+        found: str | None = self._refs.get((repo, ref), lambda: self._resolve_ref(repo, ref))
+        return found
+
+    def advertisement(self, repo: str) -> Advertisement | None:
+        """Every ref of ``repo`` from git's smart-HTTP advertisement (once per run), or
+        None when there is no web host or it did not serve one (then: REST)."""
+        if self.web is None:
+            return None
+        return self._adverts.get(repo, lambda: self._advertise(repo))
+
+    def _advertise(self, repo: str) -> Advertisement | None:
+        assert self.web is not None
+        url = self.web.advertisement_url(repo)
+        reply = self.http.get(url, accept="*/*")
+        if not usable_reply(reply.status, reply.content_type):
+            return None
+        advertised = parse_advertisement(reply.data, url)
+        tags = {f"refs/tags/{name}": commit for name, commit in advertised.tags().items()}
+        with self._used_lock:  # remembered for --offline, like refs asked of the API
+            self._resolved.setdefault(repo, {}).update(tags)
+        return advertised
 
     def tags(self, repo: str) -> list[str]:
         """Every tag name of a repository (all pages), once per run."""
         return list(self.tag_commits(repo))
 
     def tag_commits(self, repo: str) -> dict[str, str]:
-        """Every tag of a repository with its commit (all pages), once per run."""
+        """Every tag of a repository with its commit (annotated tags peeled), once per run:
+        from the ref advertisement, else the REST listing (all pages)."""
+        advertised = self.advertisement(repo)
+        if advertised is not None:
+            return advertised.tags()
         return self._tags.get(repo, lambda: self._list_tags(repo))
 
     def _list_tags(self, repo: str) -> dict[str, str]:
@@ -296,8 +345,13 @@ class GitHubSource:
     def _download(self, repo: str, commit: str, source: str) -> Path:
         download = self.cache.scratch(".tar.gz")
         try:
-            url = f"{self.api}/repos/{repo}/tarball/{commit}"
-            status = self.http.download(url, download, archive.MAX_ARCHIVE_BYTES)
+            url, status = f"{self.api}/repos/{repo}/tarball/{commit}", 0
+            if self.web is not None:  # by commit from the archive host: no REST request
+                web_url = self.web.archive_url(repo, commit)
+                status = self.http.download(web_url, download, archive.MAX_ARCHIVE_BYTES)
+                url = web_url if status == 200 else url
+            if status != 200:  # no web host, or it refused (a private repository): REST
+                status = self.http.download(url, download, archive.MAX_ARCHIVE_BYTES)
             if status == 404:
                 raise FetchError(
                     [error("missing", source, f"GitHub has no archive of {repo} at {commit[:12]}")]
@@ -330,7 +384,10 @@ class GitHubSource:
                     token = auth.find()
                 except auth.BadToken as exc:
                     raise FetchError([error("auth", "GITHUB_TOKEN", str(exc))]) from None
-                self._http = Http(token, self.options.workers, token_origin=origin_of(self.api))
+                web = origin_of(self.web.url) if self.web is not None else None
+                self._http = Http(
+                    token, self.options.workers, token_origin=origin_of(self.api), web_origin=web
+                )
             return self._http
 
     def _check_auth(self, status: int, url: str) -> None:

@@ -59,6 +59,8 @@ class Reply:
     text: str
     url: str
     link: str = ""  # the Link header (pagination)
+    content_type: str = ""
+    data: bytes = b""  # the body as bytes (the git ref advertisement is not text)
 
 
 def origin_of(url: str) -> str:
@@ -74,11 +76,13 @@ class Http:
         workers: int,
         policy: Policy | None = None,
         token_origin: str | None = None,
+        web_origin: str | None = None,
     ) -> None:
         import httpx
 
         self.token = token
-        self.token_origin = token_origin
+        self.token_origin = token_origin  # the API: "Authorization: Bearer <token>"
+        self.web_origin = web_origin  # git's smart HTTP: Basic auth with the token
         # At most `workers` requests in flight, however many crawl threads are waiting.
         self._slots = threading.BoundedSemaphore(max(1, workers))
         self.policy = policy or Policy.from_environment()
@@ -95,9 +99,17 @@ class Http:
         self.client.close()
 
     def _headers(self, url: str, accept: str) -> dict[str, str]:
+        """The token goes to the API's origin (Bearer) and the web host's (Basic, as git
+        sends it), never anywhere else: not to the archive host, not to a redirect."""
         headers = {"Accept": accept}
-        if self.token is not None and origin_of(url) == self.token_origin:
-            headers["Authorization"] = f"Bearer {self.token.value}"
+        if self.token is not None:
+            origin = origin_of(url)
+            if origin == self.token_origin:
+                headers["Authorization"] = f"Bearer {self.token.value}"
+            elif origin == self.web_origin:
+                from metapkg.fetch.webhost import basic_authorization
+
+                headers["Authorization"] = basic_authorization(self.token.value)
         return headers
 
     def get(self, url: str, accept: str = "application/vnd.github+json") -> Reply:
@@ -112,6 +124,8 @@ class Http:
                 response.text,
                 str(response.url),
                 response.headers.get("link", ""),
+                response.headers.get("content-type", ""),
+                response.content,
             )
 
         return self._retrying(url, once)

@@ -1,0 +1,84 @@
+"""GitHub without the REST quota (issue: performance, section 1): refs and tags from git's
+smart-HTTP ref advertisement, archives by commit from the archive host, REST only as the
+fallback. Through the CLI and the loopback fake GitHub's web, archive and API hosts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import assert_ok
+from ghfixtures import GH, make_gh, skill_origin
+
+SECRET = "ghp_webTestS3cretValue"
+
+
+@pytest.fixture
+def gh(tmp_path: Path) -> Iterator[GH]:
+    yield from make_gh(tmp_path, web=True)
+
+
+def _hosts(gh: GH) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for record in gh.server.requests:
+        counts[record.host] = counts.get(record.host, 0) + 1
+    return counts
+
+
+def test_a_cold_install_makes_no_rest_request(gh: GH) -> None:
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}, "beta": {}}}})
+    gh.repo("acme/more", {"c1": {"skills": {"gamma": {}}}})
+    gh.manifest(
+        skills=[
+            skill_origin("acme/tools", "main", "alpha"),
+            skill_origin("acme/tools", "main", "beta"),
+            skill_origin("acme/more", "main", "gamma"),
+        ]
+    )
+    assert_ok(gh.install())
+    assert _hosts(gh).get("api", 0) == 0  # not one request against the REST quota
+    assert gh.count(r"/info/refs", "web") == 2  # one advertisement per repository
+    assert gh.count(r"/tar\.gz/", "download") == 2  # one archive per (repository, commit)
+    assert set(gh.packages()) == {"acme/alpha", "acme/beta", "acme/gamma"}
+
+
+def test_ranges_read_tags_from_the_advertisement(gh: GH) -> None:
+    commits = {f"c{i}": {"skills": {"x": {"version": v}}} for i, v in enumerate(("1.2.0", "1.3.0"))}
+    gh.repo("acme/x", commits, tags={"v1.2.0": "c0", "v1.3.0": "c1"})
+    gh.manifest(skills=[skill_origin("acme/x", "main", "x") + "#^1.2"])
+    assert_ok(gh.install())
+    assert gh.packages()["acme/x"]["version"] == "1.3.0"
+    assert _hosts(gh).get("api", 0) == 0
+
+
+def test_a_refused_advertisement_falls_back_to_rest(gh: GH) -> None:
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+    gh.server.fail(r"/info/refs", 401)  # github.com's answer for a private repository
+    assert_ok(gh.install())
+    assert gh.count(r"/commits/main", "api") == 1
+    assert "acme/alpha" in gh.packages()
+
+
+def test_the_token_goes_to_the_web_host_as_git_sends_it_and_never_to_archives(gh: GH) -> None:
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+    run = assert_ok(gh.install(env={"GITHUB_TOKEN": SECRET}))
+    web = [r for r in gh.server.requests if r.host == "web"]
+    assert web and all(r.headers.get("authorization", "").startswith("Basic ") for r in web)
+    archives = [r for r in gh.server.requests if r.host == "download"]
+    assert archives and all("authorization" not in r.headers for r in archives)
+    assert SECRET not in run.out + run.err
+
+
+def test_offline_after_an_advertised_install(gh: GH) -> None:
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+    assert_ok(gh.install())
+    other = gh.tmp / "other"
+    other.mkdir()
+    (other / "metapkg.yaml").write_text((gh.project / "metapkg.yaml").read_text())
+    gh.server.clear_log()
+    assert_ok(gh.run("install", "--offline", cwd=other))
+    assert gh.server.requests == []
