@@ -1,10 +1,12 @@
 """Safe extraction of GitHub tarballs, which are untrusted input.
 
-Every entry is checked before it is written: an absolute path, a ``..`` component,
-a symlink or hard link, a device or FIFO, an entry over ``MAX_ENTRY_BYTES``, more than
-``MAX_ENTRIES`` entries or more than ``MAX_TOTAL_BYTES`` in all is rejected, and the error
-names the entry. Extraction streams (one pass over the gzip) into a staging folder that
-the cache throws away on any failure, so a rejected archive installs nothing.
+Every entry is checked before it is written: an absolute path, a ``..`` component, an
+entry over ``MAX_ENTRY_BYTES``, more than ``MAX_ENTRIES`` entries or more than
+``MAX_TOTAL_BYTES`` in all rejects the archive, and the error names the entry. A symlink
+or hard link, a device or FIFO is never written: it is recorded as skipped, and refused
+only for the package that holds it (see ``extract``). Extraction streams (one pass over
+the gzip) into a staging folder that the cache throws away on any failure, so a rejected
+archive installs nothing.
 
 The single top folder GitHub adds (``owner-repo-shortsha/``) is removed.
 """
@@ -38,9 +40,24 @@ def _reject(source: str, entry: str, why: str) -> ArchiveError:
     )
 
 
+SKIPPED = -1  # the size a record gives an entry that was not extracted (a link, a device)
+
+
+def skipped_why(entry: tuple[int, bool, str]) -> str | None:
+    """Why a record entry was not extracted, or None for a file that was."""
+    size, _, why = entry
+    return why if size == SKIPPED else None
+
+
 def extract(archive: Path, destination: Path, source: str) -> dict[str, tuple[int, bool, str]]:
     """Extract the gzip tar at ``archive`` into ``destination`` (an empty folder); return
-    the record of every file written: relative path -> (size, executable, SHA-256)."""
+    the record of every file written: relative path -> (size, executable, SHA-256).
+
+    Links, devices and FIFOs are never extracted, and do not spoil the rest of the
+    archive: they are recorded as skipped (size ``SKIPPED``, and why), so a package
+    elsewhere in the repository installs, and a package that holds one is refused by
+    name when it is asked for (a repository root's ``AGENTS.md -> CLAUDE.md`` is common).
+    """
     record: dict[str, tuple[int, bool, str]] = {}
     total = 0
     top: str | None = None
@@ -60,7 +77,12 @@ def extract(archive: Path, destination: Path, source: str) -> dict[str, tuple[in
                     if total > MAX_TOTAL_BYTES:
                         raise _reject(source, member.name, "the archive expands past the size cap")
                 elif not member.isdir():
-                    raise _reject(source, member.name, _kind(member))
+                    if relative:
+                        if relative in seen:
+                            raise _reject(source, member.name, "the same path twice")
+                        seen.add(relative)
+                        record[relative] = (SKIPPED, False, _kind(member))
+                    continue
                 if relative:
                     if relative in seen:
                         raise _reject(source, member.name, "the same path twice")

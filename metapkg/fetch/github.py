@@ -316,6 +316,20 @@ class GitHubSource:
         else:
             prefix = f"{path}/" if path else ""
             expected = {k[len(prefix) :]: v for k, v in record.items() if k.startswith(prefix)}
+        for relative, entry in sorted(expected.items()):
+            why = archive.skipped_why(entry)
+            if why is not None:  # a link or device inside the package itself
+                raise archive.ArchiveError(
+                    [
+                        error(
+                            "archive",
+                            f"{repo}@{commit[:12]}/{path}",
+                            f"the package holds {relative!r}, a {why}; packages hold regular "
+                            f"files only, so it cannot be installed (the rest of the "
+                            f"repository can)",
+                        )
+                    ]
+                )
         try:
             return tree_hash(package, expected=expected)
         except TreeError as exc:
