@@ -16,7 +16,7 @@ from typing import Any
 
 from metapkg import yamlsafe
 from metapkg.diagnostics import Diagnostic, ManifestError, error
-from metapkg.origins import Origin, OriginSyntaxError, parse_origin
+from metapkg.origins import Origin, OriginSyntaxError, parse_origin, split_range
 from metapkg.packages.models import PLURAL, Dependency, Kind
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
 from metapkg.textio import read_utf8, write_atomic
@@ -232,11 +232,11 @@ def edit_add(path: Path, kind: Kind, origin_text: str) -> bool:
         raise ManifestError.single(
             "manifest", FILENAME, f"dependencies.{PLURAL[kind]} is not a list; fix it by hand"
         )
-    wanted = parse_origin(origin_text, path.parent)
+    wanted = parse_origin(split_range(origin_text)[0], path.parent)
     for item in group:
         text = item.get("origin") if isinstance(item, dict) else item
         try:
-            if parse_origin(text, path.parent) == wanted:
+            if parse_origin(split_range(str(text))[0], path.parent) == wanted:
                 return False
         except OriginSyntaxError:
             continue
@@ -261,7 +261,7 @@ def edit_remove(path: Path, origins: list[Origin]) -> int:
             item = group[index]
             text = item.get("origin") if isinstance(item, dict) else item
             try:
-                if parse_origin(text, path.parent) in origins:
+                if parse_origin(split_range(str(text))[0], path.parent) in origins:
                     del group[index]
                     removed += 1
             except OriginSyntaxError:

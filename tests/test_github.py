@@ -114,6 +114,23 @@ def test_lock_command_writes_pins_without_provisioning(gh: GH) -> None:
     assert gh.lock_text == lock_text
 
 
+def test_a_shorter_ref_without_the_path_falls_through_to_the_longer_one(gh: GH) -> None:
+    # Both `release` and `release/1.x` are branches; only the second holds skills/lint.
+    gh.repo(
+        "tools-org/shared",
+        {
+            "other": {"skills": {"fmt": {"scope": "tools-org"}}},
+            "rel": {"skills": {"lint": {"scope": "tools-org", "version": "1.5.0"}}},
+        },
+        branches={"release": "other", "release/1.x": "rel"},
+    )
+    wanted = skill_origin("tools-org/shared", "release/1.x", "lint")
+    gh.manifest(skills=[wanted])
+    run = assert_ok(gh.install())
+    assert " + skill tools-org/lint 1.5.0" in run.err
+    assert set(gh.pins()) == {("tools-org/shared", "release/1.x")}
+
+
 def test_ref_with_a_slash(gh: GH) -> None:
     shas = gh.repo(
         "tools-org/shared",

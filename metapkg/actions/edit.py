@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg import manifest
 from metapkg.diagnostics import ManifestError, MetapkgError, UsageError, error
 from metapkg.lock import format as lockfmt
-from metapkg.origins import FileOrigin, GitHubOrigin, Origin, OriginSyntaxError, parse_origin
+from metapkg.origins import FileOrigin, GitHubOrigin, Origin, parse_origin
 from metapkg.packages.models import Kind
+from metapkg.sources_input import Source, SourceError, canonical, parse_source
 
 
 def init(project: Path) -> tuple[list[str], tuple[str, ...]]:
@@ -75,12 +77,19 @@ def guess_kind(origin: Origin) -> Kind | None:
     Only the bucket right above the package counts: a `skills` folder higher up the path
     says nothing about what this origin holds.
     """
-    text = origin.tree if isinstance(origin, GitHubOrigin) else origin.path
-    parts = text.split("/")
+    parts = origin.path_text.split("/")
     bucket = parts[-2] if len(parts) > 1 else ""
-    if text.endswith(".json"):
+    if origin.path_text.endswith(".json"):
         return "mcp"
     return {"skills": "skill", "agents": "agent"}.get(bucket)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Which packages of a folder that holds many to add (``--skill``, ``--all``)."""
+
+    names: tuple[str, ...] = ()
+    every: bool = False
 
 
 def add(
@@ -89,52 +98,120 @@ def add(
     kind: Kind | None,
     then_install: Callable[[], object],
     offline: bool = False,
+    choice: Choice = Choice(),
 ) -> list[str]:
-    """Add each origin under its kind; return the origins that were new."""
+    """Add each source (any form people paste; see sources_input.py) under its kind;
+    return the manifest entries that were new."""
     manifest.read(project)  # a broken manifest is reported as such, before any fetching
     added = []
-    with manifest_restored_on_failure(project):
+    with manifest_restored_on_failure(project), _Finder(offline) as finder:
         path = project / manifest.FILENAME
         for text in origins:
             try:
-                origin = parse_origin(text, project)
-            except OriginSyntaxError as exc:
+                source = parse_source(text, project)
+            except SourceError as exc:
                 raise UsageError([error("origin", text, str(exc))]) from None
-            chosen = (
-                kind or _local_kind(origin) or guess_kind(origin) or _detect_kind(origin, offline)
-            )
-            if manifest.edit_add(path, chosen, text):
-                added.append(text)
+            for found_kind, origin in finder.packages(source, kind, choice):
+                entry = canonical(source, origin)
+                if manifest.edit_add(path, found_kind, entry):
+                    added.append(entry)
         then_install()
     return added
 
 
-def _local_kind(origin: Origin) -> Kind | None:
-    """A file: origin is on this disk: look instead of guessing."""
-    from metapkg.packages.load import detect_kind
+class _Finder:
+    """Turns a source into the packages it names, asking the host only when it must."""
 
-    return detect_kind(origin.local_path) if isinstance(origin, FileOrigin) else None
+    def __init__(self, offline: bool) -> None:
+        from metapkg.fetch.sources import FetchOptions, Sources
+
+        self.sources = Sources(FetchOptions(offline=offline))
+
+    def __enter__(self) -> _Finder:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.sources.close()
+
+    def packages(
+        self, source: Source, kind: Kind | None, choice: Choice
+    ) -> list[tuple[Kind, Origin]]:
+        origin = source.origin or source.at(source.ref or self._default_branch(source))
+        if kind is not None:
+            return [(kind, origin)]
+        if origin.local is not None:
+            return self._from_folder(origin, origin.local, origin, choice)
+        guessed = guess_kind(origin)
+        if guessed is not None:
+            return [(guessed, origin)]
+        fetched = self.sources.fetch(origin)
+        return self._from_folder(origin, fetched.path, fetched, choice)
+
+    def _default_branch(self, source: Source) -> str:
+        from metapkg.fetch.github import GitHubSource
+
+        github = self.sources.source(source.at("HEAD"))
+        assert isinstance(github, GitHubSource)  # shorthand sources are GitHub's
+        return github.default_branch(source.repo_id)
+
+    def _from_folder(
+        self, origin: Origin, folder: Path, fetched: object, choice: Choice
+    ) -> list[tuple[Kind, Origin]]:
+        from metapkg.packages.discover import discover
+        from metapkg.packages.load import detect_kind
+
+        found_kind = detect_kind(folder)
+        if found_kind is not None:
+            return [(found_kind, origin)]
+        found = discover(folder, ".").packages
+        if not found:
+            raise MetapkgError.single(
+                "missing", str(origin), "holds no package (no SKILL.md, AGENTS.md or .json)"
+            )
+        chosen = _chosen(origin, [f.path.name for f in found], choice)
+        return [
+            (f.kind, _inside(origin, fetched, f.path.relative_to(folder).as_posix()))
+            for f in found
+            if f.path.name in chosen
+        ]
 
 
-def _detect_kind(origin: Origin, offline: bool) -> Kind:
-    from metapkg.fetch.sources import FetchOptions, Sources
-    from metapkg.packages.load import detect_kind
+def _chosen(origin: Origin, names: list[str], choice: Choice) -> set[str]:
+    listing = ", ".join(sorted(names))
+    if choice.every:
+        return set(names)
+    if choice.names:
+        unknown = sorted(set(choice.names) - set(names))
+        if unknown:
+            raise UsageError.single(
+                "usage", str(origin), f"no package {', '.join(unknown)} here; it holds {listing}"
+            )
+        return set(choice.names)
+    if len(names) == 1:
+        return set(names)
+    raise UsageError.single(
+        "usage",
+        str(origin),
+        f"holds {len(names)} packages: {listing}; choose with --skill NAME (repeatable) "
+        f"or add them all with --all",
+    )
 
-    sources = Sources(FetchOptions(offline=offline))
-    try:
-        kind = detect_kind(sources.fetch(origin).path)
-    finally:
-        sources.close()
-    if kind is None:
-        raise MetapkgError.single(
-            "missing",
-            str(origin),
-            "holds no package (no SKILL.md, AGENTS.md or .json); check the path",
-        )
-    return kind
+
+def _inside(origin: Origin, fetched: object, relative: str) -> Origin:
+    """The origin of a package ``relative`` to the folder ``origin`` names."""
+    from metapkg.fetch.source import Fetched
+
+    if isinstance(origin, FileOrigin):
+        return FileOrigin(f"{origin.path}/{relative}")
+    assert isinstance(origin, GitHubOrigin) and isinstance(fetched, Fetched)
+    assert fetched.pin is not None and fetched.place is not None
+    base = fetched.place.path
+    return origin.with_tree(fetched.pin.ref, f"{base}/{relative}" if base else relative)
 
 
-def remove(project: Path, fqns: list[str], then_install: Callable[[], object]) -> int:
+def remove(project: Path, names: list[str], then_install: Callable[[], object]) -> int:
+    """Remove direct dependencies named by fqn, short name, or any source form ``add``
+    accepts; a name that matches none gets the closest ones suggested."""
     lock = lockfmt.read(project / lockfmt.FILENAME)
     if lock is None:
         raise MetapkgError.single(
@@ -143,19 +220,50 @@ def remove(project: Path, fqns: list[str], then_install: Callable[[], object]) -
             "no metapkg.lock to find packages in; run `metapkg install` first",
         )
     origins: list[Origin] = []
-    for fqn in fqns:
-        direct = [r for r in lock.requires if r.fqn == fqn]
+    for name in names:
+        direct = _direct(lock, name, project)
         if not direct:
-            hint = (
-                " (it is a dependency of another package; see `metapkg why`)"
-                if any(p.fqn == fqn for p in lock.packages)
-                else ""
-            )
+            from metapkg.actions.inspect import suggestion
+
+            nested = any(p.fqn == name for p in lock.packages)
+            hint = " (it is a dependency of another package; see `metapkg why`)" if nested else ""
+            hint = hint or suggestion(name, [r.fqn for r in lock.requires])
             raise MetapkgError.single(
-                "missing", manifest.FILENAME, f"{fqn} is not a direct dependency{hint}"
+                "missing", manifest.FILENAME, f"{name} is not a direct dependency{hint}"
             )
         origins.extend(parse_origin(r.origin, project) for r in direct)
     with manifest_restored_on_failure(project):
         removed = manifest.edit_remove(project / manifest.FILENAME, origins)
         then_install()
     return removed
+
+
+def _direct(lock: lockfmt.Lockfile, name: str, project: Path) -> list[lockfmt.Requirement]:
+    """The manifest's dependencies ``name`` means: an fqn, a unique short name, or a
+    source naming the same repository and path (whatever the ref)."""
+    exact = [r for r in lock.requires if r.fqn == name]
+    if exact:
+        return exact
+    short = [r for r in lock.requires if r.fqn.rsplit("/", 1)[-1] == name]
+    if len({r.fqn for r in short}) == 1:
+        return short
+    try:
+        source = parse_source(name, project)
+    except SourceError:
+        return []
+    return [r for r in lock.requires if _same_source(source, r.origin, project)]
+
+
+def _same_source(source: Source, locked: str, project: Path) -> bool:
+    origin = parse_origin(locked, project)
+    if source.origin is not None and source.origin.local is not None:
+        return origin == source.origin
+    if not isinstance(origin, GitHubOrigin) or origin.repo_id != source.repo_id:
+        return False
+    wanted = source.origin.tree if isinstance(source.origin, GitHubOrigin) else source.path
+    if source.origin is not None and origin.tree == wanted:
+        return True
+    if source.origin is None and not source.path:  # the repository itself: its root
+        return "/" not in origin.tree
+    path = wanted.split("/", 1)[1] if source.origin is not None and "/" in wanted else wanted
+    return bool(path) and (origin.tree == path or origin.tree.endswith("/" + path))

@@ -52,10 +52,28 @@ def why(project: Path, fqn: str) -> list[list[Key]]:
     lock, edges, roots = load_graph(project)
     targets = [p.key for p in lock.packages if p.fqn == fqn]
     if not targets:
+        shorts = [p.key for p in lock.packages if p.fqn.rsplit("/", 1)[-1] == fqn]
+        if len({key[1] for key in shorts}) == 1:
+            targets = shorts
+    if not targets:
+        hint = suggestion(fqn, [p.fqn for p in lock.packages])
         raise MetapkgError.single(
-            "missing", lockfmt.FILENAME, f"{fqn} is not in the resolved graph"
+            "missing", lockfmt.FILENAME, f"{fqn} is not in the resolved graph{hint}"
         )
     return [chain for target in targets for chain in graph.chains_to(edges, roots, target)]
+
+
+def suggestion(name: str, fqns: list[str]) -> str:
+    """`` (did you mean acme/x?)`` for a short or mistyped name, or ``""``."""
+    import difflib
+
+    known = sorted(set(fqns))
+    by_short = [f for f in known if f.rsplit("/", 1)[-1] == name]
+    close = by_short or difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    if not close:
+        shorts = {f.rsplit("/", 1)[-1]: f for f in known}
+        close = [shorts[s] for s in difflib.get_close_matches(name, list(shorts), n=3)]
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
 
 
 def _ref(key: Key) -> dict[str, str]:

@@ -40,8 +40,11 @@ def unpin_for(fqns: list[str]) -> Callable[[lockfmt.Lockfile], frozenset[tuple[s
         for fqn in fqns:
             packages = [p for p in lock.packages if p.fqn == fqn]
             if not packages:
+                from metapkg.actions.inspect import suggestion
+
+                hint = suggestion(fqn, [p.fqn for p in lock.packages])
                 raise MetapkgError.single(
-                    "missing", lockfmt.FILENAME, f"{fqn} is not in metapkg.lock"
+                    "missing", lockfmt.FILENAME, f"{fqn} is not in metapkg.lock{hint}"
                 )
             for package in packages:
                 chosen |= pins_of(lock, package)

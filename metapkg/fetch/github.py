@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -52,6 +52,7 @@ from metapkg.fetch.tags import package_tags
 from metapkg.fetch.webhost import usable_reply, web_host
 from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import GitHubOrigin, Origin
+from metapkg.packages.load import detect_kind
 
 DEFAULT_API = "https://api.github.com"
 SHA_MEDIA_TYPE = "application/vnd.github.sha"
@@ -90,15 +91,28 @@ class GitHubSource:
     # -- the Source interface ------------------------------------------------------------
 
     def fetch(self, origin: Origin) -> Fetched:
+        """The package at ``origin``. A tree path can be read several ways (``release`` +
+        ``1.x/skills/x`` or ``release/1.x`` + ``skills/x``): shortest ref first, and a
+        ref that exists but lacks the path falls through to the next reading."""
         assert isinstance(origin, GitHubOrigin)
-        ref, path, commit = self.resolve(origin)
         repo = origin.repo_id
-        tree = self.tree(repo, commit, str(origin))
-        package = tree / path if path else tree
-        if not os.path.lexists(package):
-            raise NotFound(
+        missing: NotFound | None = None
+        for ref, path, commit in self._readings(origin):
+            tree = self.tree(repo, commit, str(origin))
+            package = tree / path if path else tree
+            if os.path.lexists(package):
+                return self._fetched(origin, ref, path, commit, package)
+            missing = missing or NotFound(
                 origin, f"{path or '/'} does not exist in {repo} at {ref} ({commit[:12]})"
             )
+        raise missing or NotFound(
+            origin, f"no repository {repo} with a ref matching {origin.tree!r} on GitHub"
+        )
+
+    def _fetched(
+        self, origin: GitHubOrigin, ref: str, path: str, commit: str, package: Path
+    ) -> Fetched:
+        repo = origin.repo_id
         integrity = self._verified_integrity(repo, commit, path, str(origin))
         pin = RefPin(repo, ref, commit)
         with self._used_lock:
@@ -147,22 +161,31 @@ class GitHubSource:
 
     def resolve(self, origin: GitHubOrigin) -> tuple[str, str, str]:
         """(ref, path inside the repository, commit) for an origin, shortest ref first."""
+        for reading in self._readings(origin):
+            return reading
+        raise NotFound(
+            origin, f"no repository {origin.repo_id} with a ref matching {origin.tree!r} on GitHub"
+        )
+
+    def _readings(self, origin: GitHubOrigin) -> Iterator[tuple[str, str, str]]:
+        """Every (ref, path, commit) reading of an origin whose ref exists: the lock's pins
+        first (then nothing else is asked), shortest ref first."""
         repo = origin.repo_id
         splits = list(origin.splits())
-        for ref, path in splits:
-            if (repo, ref) in self.pins:
-                return ref, path, self.pins[(repo, ref)]
+        pinned = [(ref, path) for ref, path in splits if (repo, ref) in self.pins]
+        if pinned:
+            for ref, path in pinned:
+                yield ref, path, self.pins[(repo, ref)]
+            return
         if self.options.frozen:
             raise unpinned_under_frozen([origin])
         if self.options.offline:
-            return self._locate_offline(origin, splits)
+            yield self._locate_offline(origin, splits)
+            return
         for ref, path in splits:
             commit = self.resolve_ref(repo, ref)
             if commit is not None:
-                return ref, path, commit
-        raise NotFound(
-            origin, f"no repository {repo} with a ref matching {origin.tree!r} on GitHub"
-        )
+                yield ref, path, commit
 
     def _locate_offline(
         self, origin: GitHubOrigin, splits: list[tuple[str, str]]
@@ -219,6 +242,25 @@ class GitHubSource:
                 return commit
         found: str | None = self._refs.get((repo, ref), lambda: self._resolve_ref(repo, ref))
         return found
+
+    def default_branch(self, repo: str) -> str:
+        """The branch a repository's web page shows (for sources given without a ref)."""
+        advertised = self.advertisement(repo)
+        if advertised is not None and advertised.head_target:
+            return advertised.head_target.removeprefix("refs/heads/")
+        reply = self.http.get(f"{self.api}/repos/{repo}")
+        self._check_auth(reply.status, reply.url)
+        try:
+            branch = (
+                jsonsafe.loads(reply.text).get("default_branch") if reply.status == 200 else None
+            )
+        except (jsonsafe.JsonProblem, AttributeError):
+            branch = None
+        if not isinstance(branch, str) or not branch:
+            raise FetchError(
+                [error("missing", f"https://github.com/{repo}", f"no repository {repo} on GitHub")]
+            )
+        return branch
 
     def advertisement(self, repo: str) -> Advertisement | None:
         """Every ref of ``repo`` from git's smart-HTTP advertisement (once per run), or
@@ -316,8 +358,10 @@ class GitHubSource:
         else:
             prefix = f"{path}/" if path else ""
             expected = {k[len(prefix) :]: v for k, v in record.items() if k.startswith(prefix)}
-        for relative, entry in sorted(expected.items()):
-            why = archive.skipped_why(entry)
+        skipped = [(r, why) for r, e in sorted(expected.items()) if (why := archive.skipped_why(e))]
+        if skipped and detect_kind(package) is None:
+            return None  # a folder that is not a package (add looking around a repository)
+        for relative, why in skipped:
             if why is not None:  # a link or device inside the package itself
                 raise archive.ArchiveError(
                     [

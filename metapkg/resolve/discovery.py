@@ -16,6 +16,7 @@ resolver actually tries. The crawl gathers; judging is the resolver's job.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -294,6 +295,7 @@ def _load(fetched: Fetched, origin: Origin) -> Node:
     loaded = load_package(fetched.path, fetched.display, kind, fetched.folder_name, consumer=True)
     if loaded.package is None:
         raise FetchError(loaded.diagnostics)
+    package = _with_plain_version(loaded.package, fetched)
     try:
         integrity = fetched.integrity or tree_hash(fetched.path, sealed=fetched.shared)
     except ModifiedInCache as exc:
@@ -302,14 +304,30 @@ def _load(fetched: Fetched, origin: Origin) -> Node:
                 error(
                     "integrity",
                     fetched.display,
-                    f"{loaded.package.label}: the download cache's copy changed after "
+                    f"{package.label}: the download cache's copy changed after "
                     f"download ({exc}); run `metapkg install` online to fetch it again",
                 )
             ]
         ) from None
     except TreeError as exc:
         raise FetchError([error("link", fetched.display, str(exc))]) from None
-    return Node(origin, fetched, loaded.package, integrity, loaded.diagnostics)
+    return Node(origin, fetched, package, integrity, loaded.diagnostics)
+
+
+def _with_plain_version(package: Package, fetched: Fetched) -> Package:
+    """A plain Agent Skills package has no MetaAgents ``version``; it gets the one its
+    ``metadata.version`` says, else the one the version tag it was fetched at names
+    (``v1.2.0``), else none (then the lock has no version, and changes show as content
+    changes). So version ranges work for plainly published, tagged skills."""
+    if package.metaagents or package.version is not None:
+        return package
+    version = package.metadata_version
+    if version is None and fetched.pin is not None:
+        named = tag_version(fetched.pin.ref, fetched.folder_name)
+        version = str(named) if named is not None else None
+    if version is None or SemVer.parse(version) is None:
+        return package
+    return dataclasses.replace(package, version=version)
 
 
 def tag_disagrees(node: Node) -> Diagnostic | None:
