@@ -50,6 +50,7 @@ class Manifest:
     trusted_metaskills: tuple[str, ...] = ()
     allowed_commands: tuple[str, ...] = ()  # executables metaskill programs may run
     mcp_paths: str = "absolute"  # or "host-variables" (see metapkg/hosts/placeholders.py)
+    serve_metaskills: bool = False  # metaskills: {serve: true}: `metapkg mcp` in host configs
 
     @property
     def project(self) -> Path:
@@ -98,10 +99,11 @@ def parse(text: str, path: Path) -> Manifest:
     overrides = _overrides(top.get("overrides") or {}, data, path.parent, display, diags)
     trusted = _trust(top.get("trust") or {}, data, display, diags)
     commands = _allowed_commands(top.get("metaskills") or {}, data, display, diags)
+    serve = _serve(top.get("metaskills") or {}, data, display, diags)
     mcp_paths = _mcp_paths(top.get("mcp-paths", "absolute"), data, display, diags)
     if diags:
         raise ManifestError(diags)
-    return Manifest(path, deps, targets, overrides, trusted, commands, mcp_paths)
+    return Manifest(path, deps, targets, overrides, trusted, commands, mcp_paths, serve)
 
 
 def _targets(
@@ -181,8 +183,8 @@ def _allowed_commands(
     value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]
 ) -> tuple[str, ...]:
     """metaskills: {allow-commands: [pytest, git]}: what command() may start."""
-    fix = "'metaskills' must be a mapping like {allow-commands: [pytest, git]}"
-    if not isinstance(value, dict) or any(key != "allow-commands" for key in value):
+    fix = "'metaskills' must be a mapping like {allow-commands: [pytest, git], serve: true}"
+    if not isinstance(value, dict) or any(key not in ("allow-commands", "serve") for key in value):
         diags.append(error("manifest", display, fix, data.line("metaskills")))
         return ()
     names = value.get("allow-commands") or []
@@ -200,6 +202,16 @@ def _allowed_commands(
         )
         return ()
     return tuple(names)
+
+
+def _serve(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> bool:
+    """metaskills: {serve: true}: register `metapkg mcp` in the hosts' MCP configs."""
+    serve = value.get("serve", False) if isinstance(value, dict) else False
+    if not isinstance(serve, bool):
+        message = "'metaskills.serve' is true or false"
+        diags.append(error("manifest", display, message, data.line("metaskills", "serve")))
+        return False
+    return serve
 
 
 # -- editing (round-trip) ----------------------------------------------------------------

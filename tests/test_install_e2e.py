@@ -451,15 +451,30 @@ METASKILL = {
 }
 
 
-def test_untrusted_metaskill_is_refused_with_a_way_to_trust_it(cli, tmp_path: Path) -> None:
+def test_untrusted_metaskill_installs_as_instructions_only(cli, tmp_path: Path) -> None:
     meta = make_skill(tmp_path / "cat", "meta", **METASKILL)
     project = tmp_path / "proj"
     write_manifest(project, skills=[file_origin(meta)])
 
-    [diag] = assert_fails_with(cli("install", cwd=project), "untrusted-metaskill")
+    run = assert_ok(cli("install", cwd=project))
 
+    [diag] = [d for d in diagnostics(run.err) if d.rule == "untrusted-metaskill"]
+    assert diag.severity == "warning"
     assert "acme/meta" in diag.message and "trust.metaskills" in diag.message
-    assert only_manifest_left(project)
+    assert "instructions only" in diag.message
+    assert (project / ".claude/skills/meta/SKILL.md").is_file()
+    ran = cli("run", "meta", cwd=project)  # metapkg will not run the untrusted program
+    assert ran.code == 1 and "trust.metaskills" in ran.out + ran.err
+
+
+def test_a_metaskill_kept_in_the_project_is_trusted_and_served(cli, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    meta = make_skill(project / "local", "meta", **METASKILL)
+    write_manifest(project, skills=[file_origin(meta)], extra="metaskills:\n  serve: true\n")
+    run = assert_ok(cli("install", cwd=project))
+    assert "untrusted-metaskill" not in run.err
+    server = mcp_json(project)["mcpServers"]["metapkg/metaskills"]
+    assert server["command"] == "metapkg" and server["args"] == ["-C", project.as_posix(), "mcp"]
 
 
 def test_trusted_metaskill_installs_and_is_marked_in_the_lock(cli, tmp_path: Path) -> None:

@@ -121,11 +121,12 @@ def resolve_project(
         discovery.close()
         sources.close()
     _check_packages(resolved)
-    _check_trust(manifest, resolved)
+    trust = _trust_notes(project, manifest, resolved)
     items = [_item(resolved.packages[key]) for key in resolved.order]
     values = placeholder_values(project)
     mode: Mode = "host-variables" if manifest.mcp_paths == "host-variables" else "absolute"
-    plan = plan_placements(items, manifest.targets, project, values, mode)
+    extra = _metaskill_server(project, manifest, resolved)
+    plan = plan_placements(items, manifest.targets, project, values, mode, extra)
     lock = from_resolution(
         project, manifest.targets, resolved, manifest.overrides, located, plan.paths,
         plan.servers,
@@ -133,6 +134,7 @@ def resolve_project(
     warnings = (
         tuple(notes)
         + resolved.notes
+        + tuple(trust)
         + plan.warnings
         + tuple(
             d
@@ -220,23 +222,56 @@ def _local_file_origin(node: Node, diagnostic: Diagnostic) -> bool:
     return diagnostic.rule == "file-origin" and node.origin.is_local
 
 
-def _check_trust(manifest: Manifest, resolved: Resolved) -> None:
-    problems = []
+def _trust_notes(project: Path, manifest: Manifest, resolved: Resolved) -> list[Diagnostic]:
+    """An untrusted metaskill installs as instructions only (its SKILL.md works as a
+    static skill; `metapkg run` and `metapkg mcp` refuse its program): say so, and how to
+    trust it. A skill kept in the project itself (a file: folder inside it) is trusted,
+    as the metaskills spec says."""
+    notes = []
     for key in resolved.order:
-        package = resolved.packages[key].package
-        if (
-            isinstance(package, Skill)
-            and package.metaskill
-            and not manifest.trusts_metaskill(package.fqn)
-        ):
-            problems.append(
-                error(
-                    "untrusted-metaskill",
-                    str(resolved.packages[key].origin),
-                    f"{package.label} ships a metaskill program ({package.metaskill.path}), which "
-                    f"is code an agent can run. If you trust it, add '{package.fqn}' (or "
-                    f"'{package.scope or package.fqn}/*') to trust.metaskills in metapkg.yaml",
-                )
+        node = resolved.packages[key]
+        package = node.package
+        if not isinstance(package, Skill) or package.metaskill is None:
+            continue
+        if manifest.trusts_metaskill(package.fqn) or _inside(node, project):
+            continue
+        notes.append(
+            warning(
+                "untrusted-metaskill",
+                str(node.origin),
+                f"{package.label} ships a metaskill program ({package.metaskill.path}), code "
+                f"an agent can run; it is installed as instructions only and metapkg will not "
+                f"run it. If you trust it, add '{package.fqn}' (or "
+                f"'{package.scope or package.fqn}/*') to trust.metaskills in metapkg.yaml",
             )
-    if problems:
-        raise ResolutionError(problems)
+        )
+    return notes
+
+
+def _inside(node: Node, project: Path) -> bool:
+    local = node.origin.local
+    return local is not None and local.resolve().is_relative_to(project.resolve())
+
+
+def _metaskill_server(
+    project: Path, manifest: Manifest, resolved: Resolved
+) -> dict[str, dict[str, object]]:
+    """`metaskills: {serve: true}`: the `metapkg mcp` server in every host's MCP config,
+    when the project has a metaskill it may run."""
+    if not manifest.serve_metaskills:
+        return {}
+    runnable = any(
+        isinstance(n.package, Skill)
+        and n.package.metaskill is not None
+        and (manifest.trusts_metaskill(n.package.fqn) or _inside(n, project))
+        for n in resolved.packages.values()
+    )
+    if not runnable:
+        return {}
+    args = ["-C", "${workspaceDir}", "mcp"]
+    for command in manifest.allowed_commands:
+        args += ["--allow-command", command]
+    return {METASKILL_SERVER: {"type": "stdio", "command": "metapkg", "args": args}}
+
+
+METASKILL_SERVER = "metapkg/metaskills"

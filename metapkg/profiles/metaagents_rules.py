@@ -248,8 +248,10 @@ RULES: tuple[Rule, ...] = (
     ),
     _install(
         "untrusted-metaskill",
-        "metaskill programs run only from packages the manifest trusts",
+        "metaskill programs run only from packages the manifest trusts (others install as "
+        "instructions only)",
         "add the package (or its scope/*) to trust.metaskills in metapkg.yaml",
+        "warning",
     ),
     _install(
         "integrity",

@@ -92,8 +92,10 @@ def plan_placements(
     project: Path,
     values: Mapping[str, str],
     mode: placeholders.Mode = "absolute",
+    extra_servers: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Plan:
-    """Every path and MCP server the items need in the hosts ``targets`` names."""
+    """Every path and MCP server the items need in the hosts ``targets`` names;
+    ``extra_servers`` (name -> config) join the packages' MCP servers (`metapkg mcp`)."""
     hosts = registry.active(targets)
     by_path: dict[str, Placement] = {}
     problems: list[Diagnostic] = []
@@ -107,7 +109,10 @@ def plan_placements(
     if problems:
         raise ProvisionError(problems)
     warnings.extend(_nowhere(items, hosts, targets))
-    configs = [i.package for i in items if isinstance(i.package, Mcp)]
+    configs: dict[str, Mapping[str, Any]] = {
+        i.package.fqn: i.package.server for i in items if isinstance(i.package, Mcp)
+    }
+    configs.update(extra_servers or {})
     edits = _config_edits(configs, hosts, project, values, mode, warnings)
     notes = [n for h in hosts for n in h.notes if _gets_anything(h, by_path, edits)]
     notes += [d.message() for d in registry.double_loads(hosts)]
@@ -160,14 +165,13 @@ def _agent_placements(
 
 
 def _config_edits(
-    packages: Sequence[Mcp],
+    configs: Mapping[str, Mapping[str, Any]],
     hosts: Sequence[Host],
     project: Path,
     values: Mapping[str, str],
     mode: placeholders.Mode,
     warnings: list[Diagnostic],
 ) -> list[ConfigEdit]:
-    configs = {package.fqn: package.server for package in packages}
     edits: dict[str, ConfigEdit] = {}
     for host in hosts:
         if host.mcp is None:
