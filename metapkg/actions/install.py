@@ -145,13 +145,20 @@ def lock(
     project: Path, check: bool = False, offline: bool = False, workers: int = 16
 ) -> Resolution:
     """Resolve and write metapkg.lock only; with ``check``, raise if it would change."""
-    from metapkg.actions.resolution import resolve_project
+    from metapkg.actions.resolution import conflicted, resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
     from metapkg.textio import write_atomic
 
     with project_lock(project):
         recover(project)  # an interrupted install's rollback must not undo this lock later
+        if check and conflicted(project):
+            raise LockError.single(
+                "lock",
+                lockfmt.FILENAME,
+                "metapkg.lock has merge conflicts; run `metapkg lock` (which merges both "
+                "sides) and commit metapkg.lock",
+            )
         resolution = resolve_project(project, FetchOptions(offline=offline, workers=workers))
         if check:
             if resolution.lock_changed:

@@ -64,11 +64,24 @@ def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
     return lockfmt.parse(text), text
 
 
+def conflicted(project: Path) -> bool:
+    """Does metapkg.lock hold git merge-conflict markers?"""
+    from metapkg.lock.merge import has_conflicts
+
+    try:
+        return has_conflicts(read_utf8(project / lockfmt.FILENAME, "lock"))
+    except (FileNotFoundError, MetapkgError):
+        return False
+
+
 def _read_lock_or_replace(
     project: Path, frozen: bool
 ) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
     """Like read_lock, but a damaged lock reads as none (with a warning) unless frozen:
-    install and lock are about to write a correct one."""
+    install and lock are about to write a correct one. A lock with merge conflicts reads
+    as both sides merged (lock/merge.py), and says what was kept."""
+    if conflicted(project):
+        return _merged(project, frozen)
     try:
         lock, text = read_lock(project)
         return lock, text, []
@@ -80,6 +93,35 @@ def _read_lock_or_replace(
             for d in exc.diagnostics
         ]
         return None, "", notes
+
+
+def _merged(
+    project: Path, frozen: bool
+) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
+    from metapkg.lock.merge import merge
+
+    if frozen:
+        raise LockError.single(
+            "lock",
+            lockfmt.FILENAME,
+            "metapkg.lock has merge conflicts, and --frozen installs only a clean lock; run "
+            "`metapkg install` (which merges both sides) and commit metapkg.lock",
+        )
+    text = read_utf8(project / lockfmt.FILENAME, "lock")
+    try:
+        merged = merge(text)
+    except lockfmt.UnreadableLock as exc:
+        notes = [warning(d.rule, d.path, d.message.split("; run")[0] + "; writing a new lock")
+                 for d in exc.diagnostics]  # fmt: skip
+        return None, text, notes
+    said = "; ".join(merged.notes) if merged.notes else "both sides agreed on every pin"
+    note = warning(
+        "lock-merge",
+        lockfmt.FILENAME,
+        f"metapkg.lock had merge conflicts: merged both sides, keeping every pin either "
+        f"pinned ({said}); writing a clean lock",
+    )
+    return merged.lock, text, [note]
 
 
 def resolve_project(

@@ -343,6 +343,12 @@ RULES: tuple[Rule, ...] = (
         "warning",
     ),
     _install(
+        "lock-merge",
+        "a metapkg.lock with merge conflicts is merged from both sides (what was kept)",
+        "check the note, then commit the clean lock install wrote",
+        "warning",
+    ),
+    _install(
         "journal",
         "an interrupted install's journal names only paths metapkg writes, through no link",
         "delete .metapkg/ (local state only) if it is not yours, then install again",
