@@ -79,7 +79,8 @@ def test_sides_and_a_pin_both_branches_moved() -> None:
     def lock(commit: str) -> str:
         return (
             "lock-version: 2\n\ntargets:\n  - claude\n\nrequires: []\n\noverrides: []\n\n"
-            f"pins:\n  - host: github.com\n    repo: acme/tools\n    ref: main\n    commit: {commit}\n"
+            "pins:\n  - host: github.com\n    repo: acme/tools\n    ref: main\n"
+            f"    commit: {commit}\n"
             "\npackages: []\n\nprovisioned:\n  paths: []\n  mcp-servers: {}\n"
         )
 
