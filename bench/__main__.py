@@ -121,13 +121,14 @@ class Bench:
             archives = self.server.count(r"legacy\.tar\.gz", host="download")
         return statistics.median(times), refs, archives
 
-    def warm(self, lock: Path, cache: Path) -> tuple[float, int, Path]:
+    def warm(self, lock: Path, cache: Path, mode: str = "copy") -> tuple[float, int, Path]:
         """(c) a fresh project (manifest + lock, nothing provisioned), full cache."""
         times, requests, project = [], 0, self.work
         for _ in range(self.runs):
             project = self.fresh(lock)
             self.server.clear_log()
-            times.append(metapkg("install", cwd=project, env=self.env(cache)))
+            run = ("install", "--link-mode", mode)
+            times.append(metapkg(*run, cwd=project, env=self.env(cache)))
             requests = len(self.server.requests)
         return statistics.median(times), requests, project
 
@@ -204,6 +205,7 @@ def headline(bench: Bench, shape: Shape, latency: float) -> list[Row]:
     from_lock, lock_refs, lock_archives = bench.cold_from_lock(lock)
     warm, warm_requests, project = bench.warm(lock, cache)
     warm_no_lock = bench.warm_without_lock(cache)
+    by_mode = {mode: bench.warm(lock, cache, mode)[0] for mode in ("clone", "hardlink")}
     noop = bench.noop(project, cache)
     check = bench.lock_check(project, cache)
     distinct_refs = shape.repos  # every repository is asked for `main` once
@@ -235,12 +237,13 @@ def headline(bench: Bench, shape: Shape, latency: float) -> list[Row]:
             "met" if (lock_refs, lock_archives) == (0, shape.repos) else "MISSED",
         ),
         Row(
-            "(c) warm install into a fresh project (lock, full cache)",
+            "(c) warm install into a fresh project (lock, full cache; copy)",
             f"{warm:.2f} s",
             "<= 1.0 s",
             verdict(warm, 1.0),
         ),
         Row("(c) requests", str(warm_requests), "= 0", "met" if warm_requests == 0 else "MISSED"),
+        *(Row(f"(c) warm install, --link-mode {m}", f"{t:.2f} s") for m, t in by_mode.items()),
         Row("(c') warm install, fresh project without a lock", f"{warm_no_lock:.2f} s"),
         Row("(d) no-op install", f"{noop * 1000:.0f} ms", "<= 100 ms", verdict(noop, 0.1)),
         Row("(e) metapkg lock --check", f"{check:.2f} s"),

@@ -24,7 +24,9 @@ from metapkg.textio import read_utf8, write_atomic
 FILENAME = "metapkg.yaml"
 
 DEFAULT_TARGETS = ("agents", "claude")
-_TOP_LEVEL = ("dependencies", "targets", "overrides", "trust", "metaskills", "mcp-paths")
+_TOP_LEVEL = (
+    "dependencies", "targets", "overrides", "trust", "metaskills", "mcp-paths", "link-mode"
+)  # fmt: skip
 # A bare executable name for metaskills.allow-commands: no path, no shell syntax.
 COMMAND_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
 
@@ -51,6 +53,7 @@ class Manifest:
     allowed_commands: tuple[str, ...] = ()  # executables metaskill programs may run
     mcp_paths: str = "absolute"  # or "host-variables" (see metapkg/hosts/placeholders.py)
     serve_metaskills: bool = False  # metaskills: {serve: true}: `metapkg mcp` in host configs
+    link_mode: str = "copy"  # copy, clone or hardlink (see provision/apply.py)
 
     @property
     def project(self) -> Path:
@@ -101,9 +104,10 @@ def parse(text: str, path: Path) -> Manifest:
     commands = _allowed_commands(top.get("metaskills") or {}, data, display, diags)
     serve = _serve(top.get("metaskills") or {}, data, display, diags)
     mcp_paths = _mcp_paths(top.get("mcp-paths", "absolute"), data, display, diags)
+    link_mode = _link_mode(top.get("link-mode", "copy"), data, display, diags)
     if diags:
         raise ManifestError(diags)
-    return Manifest(path, deps, targets, overrides, trusted, commands, mcp_paths, serve)
+    return Manifest(path, deps, targets, overrides, trusted, commands, mcp_paths, serve, link_mode)
 
 
 def _targets(
@@ -128,6 +132,20 @@ def _targets(
         diags.append(error("manifest", display, message + ", ".join(known), line))
         return DEFAULT_TARGETS
     return tuple(dict.fromkeys(value))
+
+
+LINK_MODES = ("copy", "clone", "hardlink")
+
+
+def _link_mode(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> str:
+    if value not in LINK_MODES:
+        message = (
+            f"'link-mode' is one of {', '.join(LINK_MODES)}: copy (the default) and clone keep "
+            f"the download cache safe from edits to provisioned files; hardlink is fastest"
+        )
+        diags.append(error("manifest", display, message, data.line("link-mode")))
+        return "copy"
+    return str(value)
 
 
 def _mcp_paths(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> str:

@@ -1038,12 +1038,12 @@ def test_crawl_is_per_level_not_per_package(slow_gh: GH) -> None:
 
 
 def test_editing_a_provisioned_file_in_place_never_leaks_into_a_new_lock(gh: GH) -> None:
-    # Provisioned files are hard links into the cache. An in-place edit (as root, or after
-    # chmod) reaches the cached copy; a later install without a lock must refuse it, not
-    # lock the edited content.
+    # With --link-mode hardlink, provisioned files are hard links into the cache. An in-place
+    # edit (as root, or after chmod) reaches the cached copy; a later install without a lock
+    # must refuse it, not lock the edited content.
     gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
     gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
-    assert_ok(gh.install())
+    assert_ok(gh.install("--link-mode", "hardlink"))
     provisioned = gh.project / ".claude/skills/alpha/SKILL.md"
     os.chmod(provisioned, 0o644)
     with open(provisioned, "a") as handle:  # in place: same inode as the cache file
@@ -1055,6 +1055,24 @@ def test_editing_a_provisioned_file_in_place_never_leaks_into_a_new_lock(gh: GH)
     assert gh.count("/tarball/") == 1
     assert "curl evil" not in (gh.project / ".claude/skills/alpha/SKILL.md").read_text()
     assert "curl evil" not in gh.lock_text
+
+
+def test_provisioned_files_are_the_users_own_copies_by_default(gh: GH) -> None:
+    # The default link mode copies: the file is writable, and editing it never reaches
+    # the download cache (the next project gets the pristine skill without a refetch).
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+    assert_ok(gh.install())
+    provisioned = gh.project / ".claude/skills/alpha/SKILL.md"
+    assert os.stat(provisioned).st_mode & 0o200 and os.stat(provisioned).st_nlink == 1
+    with open(provisioned, "a") as handle:
+        handle.write("\nlocal note\n")
+    (gh.project / "metapkg.lock").unlink()
+    gh.forget_install()
+    gh.server.clear_log()
+    assert_ok(gh.install("--reinstall"))
+    assert gh.count("/tarball/") == 0  # the cache entry was never touched
+    assert "local note" not in provisioned.read_text()
 
 
 def test_a_package_from_github_cannot_pull_in_a_local_path(gh: GH, tmp_path: Path) -> None:

@@ -60,6 +60,7 @@ def install(
     unpin: Callable[[lockfmt.Lockfile], frozenset[tuple[str, str]]] | None = None,
     reinstall: bool = False,
     fresh: frozenset[str] | None = None,
+    link_mode: str | None = None,
 ) -> InstallReport:
     """Resolve (reusing the lock's pins), fetch, write the lock, provision.
 
@@ -84,7 +85,7 @@ def install(
             current, _ = read_lock(project)
             unpinned = unpin(current) if current is not None else frozenset()
         options = FetchOptions(offline=offline, frozen=frozen, workers=workers, unpinned=unpinned)
-        resolution = resolve_project(project, options, progress, fresh)
+        resolution = resolve_project(project, options, progress, fresh, link_mode=link_mode)
         if frozen:
             check_frozen(resolution)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None

@@ -130,6 +130,7 @@ def resolve_project(
     progress: Callable[[int, int], None] | None = None,
     fresh: frozenset[str] | None = None,
     registry: Mapping[str, SourceFactory] = REGISTRY,
+    link_mode: str | None = None,
 ) -> Resolution:
     """``fresh``: for `metapkg update`, the fqns whose locked versions are not reused
     (empty: none is); None reuses the lock's choices wherever they still fit.
@@ -168,7 +169,8 @@ def resolve_project(
     values = placeholder_values(project)
     mode: Mode = "host-variables" if manifest.mcp_paths == "host-variables" else "absolute"
     extra = _metaskill_server(project, manifest, resolved)
-    plan = plan_placements(items, manifest.targets, project, values, mode, extra)
+    links = link_mode or manifest.link_mode
+    plan = plan_placements(items, manifest.targets, project, values, mode, extra, links)
     lock = from_resolution(
         project, manifest.targets, resolved, manifest.overrides, located, plan.paths,
         plan.servers,

@@ -27,6 +27,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="copy every package again, repairing files changed since the last install",
     )
+    parser.add_argument(
+        "--link-mode",
+        choices=("copy", "clone", "hardlink"),
+        help="how package files get into the project (default: link-mode in metapkg.yaml, "
+        "else copy)",
+    )
     add_fetch_options(parser)
 
 
@@ -62,7 +68,7 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    if not args.reinstall and _up_to_date():
+    if not args.reinstall and not args.link_mode and _up_to_date():
         status("Already up to date", args.quiet)
         return 0
     from metapkg.actions.install import install
@@ -75,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
             offline=args.offline,
             workers=args.jobs,
             progress=progress,
+            link_mode=args.link_mode,
         ),
         args.quiet,
         started,

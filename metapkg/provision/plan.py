@@ -68,6 +68,7 @@ class Plan:
     configs: tuple[ConfigEdit, ...]
     warnings: tuple[Diagnostic, ...] = ()
     notes: tuple[str, ...] = ()  # what the user must still do, per host
+    link_mode: str = "copy"  # how package files get into the project (apply.copy_package)
 
     @property
     def paths(self) -> list[str]:
@@ -93,6 +94,7 @@ def plan_placements(
     values: Mapping[str, str],
     mode: placeholders.Mode = "absolute",
     extra_servers: Mapping[str, Mapping[str, Any]] | None = None,
+    link_mode: str = "copy",
 ) -> Plan:
     """Every path and MCP server the items need in the hosts ``targets`` names;
     ``extra_servers`` (name -> config) join the packages' MCP servers (`metapkg mcp`)."""
@@ -118,7 +120,8 @@ def plan_placements(
     notes += [d.message() for d in registry.double_loads(hosts)]
     notes += [n for h in hosts if h.mcp and (n := placeholders.note(h.title, h.mcp, mode))]
     placements = tuple(by_path[p] for p in sorted(by_path))
-    return Plan(placements, tuple(edits), tuple(warnings), tuple(dict.fromkeys(notes)))
+    notes_once = tuple(dict.fromkeys(notes))
+    return Plan(placements, tuple(edits), tuple(warnings), notes_once, link_mode)
 
 
 def _placements(
