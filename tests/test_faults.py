@@ -18,9 +18,6 @@ import pytest
 from reliability.faults import disk, files, network, runner
 from reliability.faults.lab import Lab, Outcome
 
-pytestmark = pytest.mark.real_cli
-
-
 SEED = int(time.time())  # printed with any failure: kill timings vary anyway
 
 
@@ -43,7 +40,7 @@ def test_short_mode_loses_nothing_and_never_crashes(lab: Lab) -> None:
     report = runner.render(tallies)
     assert sum(t.trials for t in tallies) >= 12, report
     assert all(t.ok for t in tallies if not t.skipped), f"seed {SEED}\n{report}"
-    assert sum(t.killed for t in tallies) >= 5, f"the kills did not land\n{report}"
+    assert sum(t.killed for t in tallies) >= 3, f"the kills did not land\n{report}"
 
 
 # -- faults found by the long mode, not handled yet --------------------------------------------
