@@ -140,7 +140,11 @@ def _too_deep() -> str:
 
 class _Builder:
     def __init__(self, line_offset: int) -> None:
+        from ruamel.yaml.error import YAMLError
+
         self.constructor = _constructor()
+        # What a scalar's constructor raises for text its tag cannot hold.
+        self.unreadable = (ValueError, OverflowError, LookupError, YAMLError)
         self.offset = line_offset
         self.lines: dict[Key, int] = {}
         self.quoted: set[Key] = set()
@@ -159,24 +163,26 @@ class _Builder:
             )
         self.seen.add(id(node))
         kind = node.id
+        tag = node.tag  # ruamel builds this string on every access: read it once
         if kind == "scalar":
-            if node.tag not in _SCALAR_TAGS:
-                raise YamlProblem(_tag_message(node.tag), line)
+            if tag not in _SCALAR_TAGS:
+                raise YamlProblem(_tag_message(tag), line)
             if node.style in ('"', "'", "|", ">"):
                 self.quoted.add(key)
-            if node.tag == _STR:
+            if tag == _STR:
                 return node.value  # most scalars: no need for the constructor's machinery
             try:
-                return self.constructor.construct_object(node, deep=True)
-            except (ValueError, OverflowError) as exc:  # e.g. an integer of 5,000 digits
-                shown = node.value[:40]
-                raise YamlProblem(f"cannot read the value {shown!r}: {exc}", line) from None
+                # The tag's own constructor: construct_object would also remember every
+                # node in the shared constructor for the life of the process.
+                return self.constructor.yaml_constructors[tag](self.constructor, node)
+            except self.unreadable as exc:  # 5,000 digits, "!!int ''", "!!bool maybe", ...
+                raise YamlProblem(_unreadable(node.value, tag, exc), line) from None
         if kind == "sequence":
-            if node.tag != _CORE + "seq":
-                raise YamlProblem(_tag_message(node.tag), line)
+            if tag != _CORE + "seq":
+                raise YamlProblem(_tag_message(tag), line)
             return [self.build(item, (*key, i)) for i, item in enumerate(node.value)]
-        if node.tag != _CORE + "map":
-            raise YamlProblem(_tag_message(node.tag), line)
+        if tag != _CORE + "map":
+            raise YamlProblem(_tag_message(tag), line)
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if key_node.id != "scalar" or key_node.tag not in _SCALAR_TAGS:
@@ -217,6 +223,12 @@ def _problem(exc: Any, line_offset: int) -> YamlProblem:
         context_line = exc.context_mark.line + 1 + line_offset
         message += f" ({exc.context} that starts on line {context_line})"
     return YamlProblem(message, line)
+
+
+def _unreadable(value: str, tag: str, exc: Exception) -> str:
+    shown = tag.replace(_CORE, "!!")
+    why = f": {exc}" if isinstance(exc, ValueError | OverflowError) else ""
+    return f"cannot read the value {value[:40]!r} as {shown}{why}"
 
 
 def _tag_message(tag: str) -> str:

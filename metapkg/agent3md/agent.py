@@ -15,6 +15,7 @@ Whitespace is trimmed as JavaScript's ``trim`` does, to match the reference vali
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -105,8 +106,16 @@ class AgentDocument:
     def tools(self) -> tuple[str, ...]:
         return csv(self.document.metadata.get("tools"))
 
+    @functools.cached_property
+    def _skills_by_z(self) -> dict[float, SkillPlane]:
+        # An index, not a scan: provisioning looks up every link of every skill.
+        index: dict[float, SkillPlane] = {}
+        for skill in self.skills:
+            index.setdefault(skill.z, skill)
+        return index
+
     def skill_at(self, z: float) -> SkillPlane | None:
-        return next((skill for skill in self.skills if skill.z == z), None)
+        return self._skills_by_z.get(z)
 
 
 def read_agent(document: Document) -> AgentDocument:

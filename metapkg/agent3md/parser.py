@@ -124,7 +124,7 @@ def _interpret(
 
 
 def _body(lines: list[str], first_line: int) -> tuple[str | None, tuple[Plane, ...]]:
-    planes: list[Plane] = []
+    planes: dict[float, Plane] = {}  # by z, in source order
     preamble: list[str] = []
     pending: _Pending | None = None
     fence: str | None = None
@@ -149,7 +149,7 @@ def _body(lines: list[str], first_line: int) -> tuple[str | None, tuple[Plane, .
         _add(planes, _plane(pending))
     text = collapse(preamble)
     if planes:
-        return text, tuple(planes)
+        return text, tuple(planes.values())
     if text is None:
         return None, ()
     return None, (Plane(0.0, None, None, None, {}, text, first_line),)
@@ -213,13 +213,13 @@ def _number(attributes: dict[str, str], key: str, line: int) -> float | None:
     return value
 
 
-def _add(planes: list[Plane], plane: Plane) -> None:
-    for earlier in planes:
-        if earlier.z == plane.z:
-            raise ParseError(
-                "duplicatePlane",
-                f"two planes share z={format_z(plane.z)} (lines {earlier.line} and "
-                f"{plane.line}); give each plane its own z",
-                plane.line,
-            )
-    planes.append(plane)
+def _add(planes: dict[float, Plane], plane: Plane) -> None:
+    earlier = planes.get(plane.z)  # a lookup, not a scan: thousands of planes stay fast
+    if earlier is not None:
+        raise ParseError(
+            "duplicatePlane",
+            f"two planes share z={format_z(plane.z)} (lines {earlier.line} and "
+            f"{plane.line}); give each plane its own z",
+            plane.line,
+        )
+    planes[plane.z] = plane
