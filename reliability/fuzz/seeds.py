@@ -112,6 +112,6 @@ def lock() -> list[str]:
             package("mcp", "io.acme/gh", version=None, server=server),
         ),
         provisioned=(".agents/skills/git-pr", ".claude/agents/boss.md"),
-        mcp_servers=("io.acme/gh",),
+        mcp_servers={".mcp.json": ("io.acme/gh",)},
     )
     return [lockfmt.render(lockfile)]
