@@ -16,7 +16,7 @@ from reliability.fuzz import regressions
 from reliability.fuzz.runner import Result, check, fuzz, render
 from reliability.fuzz.targets import BY_NAME, TARGETS
 
-EXAMPLES = 80
+EXAMPLES = 200
 
 
 @pytest.mark.parametrize("name", [target.name for target in TARGETS])

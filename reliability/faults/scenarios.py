@@ -72,7 +72,7 @@ def _cases(
 
 
 def all_scenarios() -> list[Scenario]:
-    found = [_kill(op, short) for op, short in zip(kills.OPERATIONS, (2, 1, 1), strict=True)]
+    found = [_kill(op, short) for op, short in zip(kills.OPERATIONS, (4, 3, 3), strict=True)]
     # Not in the short mode yet: today every fill level that fails hits a known bug (see
     # tests/test_faults.py); set short to 1 once those are fixed.
     found.append(Scenario("full disk (tmpfs)", 0, 30, disk.trial, disk.unavailable))
