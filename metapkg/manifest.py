@@ -19,6 +19,7 @@ from metapkg.diagnostics import Diagnostic, ManifestError, error
 from metapkg.origins import Origin, OriginSyntaxError, parse_origin, split_range
 from metapkg.packages.models import PLURAL, Dependency, Kind
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
+from metapkg.provision.linkmode import LINK_MODES
 from metapkg.textio import read_utf8, write_atomic
 
 FILENAME = "metapkg.yaml"
@@ -132,9 +133,6 @@ def _targets(
         diags.append(error("manifest", display, message + ", ".join(known), line))
         return DEFAULT_TARGETS
     return tuple(dict.fromkeys(value))
-
-
-LINK_MODES = ("copy", "clone", "hardlink")
 
 
 def _link_mode(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> str:

@@ -354,7 +354,7 @@ def test_two_installs_sharing_a_cold_cache_at_once(gh: GH) -> None:
     assert (projects[0] / ".agents/skills/alpha/SKILL.md").is_file()
     assert (projects[1] / ".agents/skills/beta/SKILL.md").is_file()
     published = sorted(p.name for p in (gh.cache / "github/acme/tools").iterdir())
-    assert published == [shas["c1"], f"{shas['c1']}.files.json"]
+    assert published == [shas["c1"], f"{shas['c1']}.files.json", f"{shas['c1']}.seal.json"]
     leftovers = list((gh.cache / "tmp").iterdir()) if (gh.cache / "tmp").exists() else []
     assert leftovers == []
 
@@ -472,6 +472,30 @@ def test_frozen_repairs_a_tampered_cache_entry_by_fetching_it_again(gh: GH) -> N
     assert "curl evil" not in cached.read_text()
     assert gh.count("/tarball/") == 1  # the damaged entry, fetched again
     assert gh.lock_text == lock_text
+
+
+def test_an_in_place_edit_of_the_same_size_with_its_mtime_put_back_is_still_caught(
+    gh: GH,
+) -> None:
+    # After the first install the cache remembers the package's integrity and only lstats
+    # its files (seals.py); an edit that keeps size, inode and mtime still changes the
+    # kernel's ctime, so the contents are hashed again and the entry fetched again.
+    shas = gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+    assert_ok(gh.install())
+    assert (gh.cache / "github/acme/tools" / f"{shas['c1']}.seal.json").is_file()
+    cached = gh.cache / "github/acme/tools" / shas["c1"] / "skills/alpha/SKILL.md"
+    original = cached.read_bytes()
+    before = os.stat(cached)
+    os.chmod(cached, 0o644)
+    cached.write_bytes(original.replace(b"a", b"e", 1))  # same size, same inode
+    os.chmod(cached, before.st_mode)
+    os.utime(cached, ns=(before.st_atime_ns, before.st_mtime_ns))
+    gh.forget_install()
+    gh.server.clear_log()
+    assert_ok(gh.install("--frozen"))
+    assert gh.count("/tarball/") == 1  # the damaged entry, fetched again
+    assert cached.read_bytes() == original
 
 
 def test_install_with_a_lock_rejects_changed_content_for_a_pinned_commit(gh: GH) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from metapkg import settings
 from metapkg.cli.output import Progress, status
+from metapkg.provision.linkmode import LINK_MODES
 
 if TYPE_CHECKING:
     from metapkg.actions.install import InstallReport
@@ -29,7 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--link-mode",
-        choices=("copy", "clone", "hardlink"),
+        choices=LINK_MODES,
         help="how package files get into the project (default: link-mode in metapkg.yaml, "
         "else copy)",
     )

@@ -3,6 +3,8 @@
     <cache>/github/<owner>/<repo>/<commit>/             the repository tree at that commit
     <cache>/github/<owner>/<repo>/<commit>.files.json   its record: every file's size,
                                                         exec bit and SHA-256
+    <cache>/github/<owner>/<repo>/<commit>.seal.json    remembered package integrities
+                                                        (seals.py)
     <cache>/refs/<owner>/<repo>.json                    last known ref -> commit (--offline)
     <cache>/tmp/                                        downloads and extractions under way
     <cache>/.lock                                       see cachelock.py
@@ -11,10 +13,11 @@ A tree is published only whole: it is extracted into ``tmp/``, checked against t
 the extraction wrote (every file there, every size and mode as written, nothing else),
 and only then renamed into place, after its record. Before a cached tree is used, the
 package's files are checked against the record while they are hashed (one read of each
-file): a file deleted, added, renamed, edited (whatever its mtime says) or made
-executable, or a tree swapped for a link, is a damaged entry, which the GitHub source
-fetches again. Every process using the cache holds its shared lock (cachelock.py), and
-``clean`` takes it exclusively, so a clean never races an install.
+file; later runs only lstat them while nothing changed, see seals.py): a file deleted,
+added, renamed, edited (whatever its mtime says) or made executable, or a tree swapped
+for a link, is a damaged entry, which the GitHub source fetches again. Every process
+using the cache holds its shared lock (cachelock.py), and ``clean`` takes it
+exclusively, so a clean never races an install.
 """
 
 from __future__ import annotations
@@ -136,6 +139,7 @@ class Cache:
         self._records.pop((repo, commit), None)
         tree = self.tree(repo, commit)
         self._record_path(repo, commit).unlink(missing_ok=True)
+        self._record_path(repo, commit).with_name(f"{commit}.seal.json").unlink(missing_ok=True)
         if os.path.islink(tree) or tree.is_file():
             tree.unlink()
         elif tree.is_dir():

@@ -38,6 +38,7 @@ from metapkg.fetch import archive
 from metapkg.fetch.cache import Cache, DamagedEntry
 from metapkg.fetch.gitrefs import Advertisement, might_be_abbreviated_sha, parse_advertisement
 from metapkg.fetch.once import Once
+from metapkg.fetch.seals import Seals, snapshot
 from metapkg.fetch.source import (
     Fetched,
     Located,
@@ -70,6 +71,7 @@ class GitHubSource:
     def __init__(self, options: FetchOptions, cache: Cache | None = None) -> None:
         self.options = options
         self.cache = cache or Cache()
+        self.seals = Seals(self.cache.root)
         self.api = api_url()
         self.pins = {
             (p.repo, p.ref): p.commit
@@ -148,6 +150,7 @@ class GitHubSource:
     def close(self) -> None:
         for repo, refs in self._resolved.items():
             self.cache.remember_refs(repo, refs)
+        self.seals.save()
         if self._http is not None:
             self._http.close()
 
@@ -374,15 +377,22 @@ class GitHubSource:
                         )
                     ]
                 )
+        remembered = self.seals.integrity(repo, commit, path, package)
+        if remembered is not None:
+            return remembered
+        taken = snapshot(package)  # before the read: a change during it shows next run
         try:
-            return tree_hash(package, expected=expected)
+            integrity = tree_hash(package, expected=expected)
         except TreeError as exc:
             if isinstance(exc, ModifiedInCache):
                 raise
             raise DamagedEntry(str(exc)) from None
+        self.seals.remember(repo, commit, path, integrity, taken)
+        return integrity
 
     def _repair(self, repo: str, commit: str, source: str) -> Path:
         self.cache.discard_tree(repo, commit)
+        self.seals.forget(repo, commit)
         return self._download(repo, commit, source)
 
     def tree(self, repo: str, commit: str, source: str) -> Path:

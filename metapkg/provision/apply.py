@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.hosts.model import ConfigWriter
 from metapkg.hosts.paths import HOST_FOLDERS, linked_folder
 from metapkg.integrity import TreeError
+from metapkg.provision.linkmode import place_package
 from metapkg.provision.plan import Placement, Plan, writer_for, written_hash
 from metapkg.provision.stage import STATE_DIR, Transaction
 from metapkg.provision.state import Owned, OwnedPath
@@ -107,7 +107,7 @@ def _stage_placements(
             continue
         target = tx.staged_path(placement.path)
         if placement.source is not None:
-            copy_package(placement.source, target, plan.link_mode, placement.linkable)
+            place_package(placement.source, target, plan.link_mode, placement.linkable)
         elif placement.data is not None:
             target.write_bytes(placement.data)
         else:
@@ -233,49 +233,3 @@ def _refuse_collisions(project: Path, plan: Plan, owned: Owned, reinstall: bool)
 def _identical(existing: Path, placement: Placement) -> bool:
     """Already exactly what metapkg would write (e.g. after .metapkg/ was lost): adopt it."""
     return _holds(existing, placement.written)
-
-
-_FICLONE = 0x40049409  # Linux: share the source's blocks (btrfs, XFS), copy-on-write
-
-
-def copy_package(source: Path, target: Path, mode: str = "copy", shared: bool = False) -> None:
-    """Put a package folder (or one file) at ``target``, execute bits kept.
-
-    ``copy`` (the default) writes files of the user's own: editing one never reaches the
-    download cache. ``clone`` shares blocks copy-on-write where the file system can (so
-    it is as safe as a copy, and as fast as a link), else copies. ``hardlink`` links the
-    cache's read-only files (``shared``: only those; about 25x faster than copying on
-    ext4, but an edit made after a chmod reaches the cache, which then fetches the entry
-    again); where the file system refuses, it copies.
-    """
-    place = _link_or_copy if mode == "hardlink" and shared else _clone if mode == "clone" else _copy
-    if source.is_dir():
-        shutil.copytree(source, target, copy_function=place)
-    else:
-        place(source, target)
-
-
-def _copy(source: str | Path, target: str | Path) -> None:
-    """The bytes, and a mode of the user's own: writable, executable if the source is."""
-    shutil.copyfile(source, target)
-    executable = os.stat(source).st_mode & 0o111
-    os.chmod(target, 0o755 if executable else 0o644)
-
-
-def _clone(source: str | Path, target: str | Path) -> None:
-    try:
-        import fcntl
-
-        with open(source, "rb") as src, open(target, "wb") as dst:
-            fcntl.ioctl(dst.fileno(), _FICLONE, src.fileno())
-        executable = os.stat(source).st_mode & 0o111
-        os.chmod(target, 0o755 if executable else 0o644)
-    except (ImportError, OSError):
-        _copy(source, target)
-
-
-def _link_or_copy(source: str | Path, target: str | Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:
-        _copy(source, target)

@@ -68,7 +68,7 @@ class Plan:
     configs: tuple[ConfigEdit, ...]
     warnings: tuple[Diagnostic, ...] = ()
     notes: tuple[str, ...] = ()  # what the user must still do, per host
-    link_mode: str = "copy"  # how package files get into the project (apply.copy_package)
+    link_mode: str = "copy"  # how package files get into the project (linkmode.py)
 
     @property
     def paths(self) -> list[str]:
