@@ -62,6 +62,7 @@ def extract(archive: Path, destination: Path, source: str) -> dict[str, tuple[in
     total = 0
     top: str | None = None
     seen: set[str] = set()
+    made: set[Path] = set()
     try:
         # gzip.open, not tarfile's own "r|gz": GzipFile checks the trailer (CRC-32 and
         # length) at the end, so a download cut short or corrupted is never accepted.
@@ -88,7 +89,7 @@ def extract(archive: Path, destination: Path, source: str) -> dict[str, tuple[in
                         raise _reject(source, member.name, "the same path twice")
                     seen.add(relative)
                     try:
-                        written = _write(tar, member, destination / relative)
+                        written = _write(tar, member, destination / relative, made)
                         if written is not None:
                             record[relative] = written
                     except (FileExistsError, NotADirectoryError, IsADirectoryError):
@@ -142,25 +143,36 @@ def _kind(member: tarfile.TarInfo) -> str:
 
 
 def _write(
-    tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path
+    tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, made: set[Path]
 ) -> tuple[int, bool, str] | None:
+    """Write one member; ``made``: the folders already there (one mkdir each, not one
+    per file). Files are created read-only and sealed through their descriptor:
+    provisioning may hard-link them into projects, and a write through such a link must
+    not silently change the cache for every other project (see metapkg/integrity.py)."""
     if member.isdir():
-        target.mkdir(parents=True, exist_ok=True)
+        _folder(target, made)
         return None
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _folder(target.parent, made)
     stream = tar.extractfile(member)
     assert stream is not None
     digest = hashlib.sha256()
     size = 0
-    with stream, open(target, "xb") as out:
+    executable = bool(member.mode & 0o111)
+    handle = os.open(target, _CREATE, 0o555 if executable else 0o444)
+    with stream, open(handle, "wb") as out:
         while chunk := stream.read(1 << 20):
             digest.update(chunk)
             size += len(chunk)
             out.write(chunk)
-    # Read-only and sealed: provisioning hard-links these files into projects, and a
-    # write through one of those links must not silently change the cache for every
-    # other project (the seal makes such a write visible; see metapkg/integrity.py).
-    executable = bool(member.mode & 0o111)
-    os.chmod(target, 0o555 if executable else 0o444)
-    os.utime(target, ns=(SEALED_MTIME_NS, SEALED_MTIME_NS))
+        out.flush()
+        os.utime(out.fileno(), ns=(SEALED_MTIME_NS, SEALED_MTIME_NS))
     return size, executable, digest.hexdigest()
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+def _folder(path: Path, made: set[Path]) -> None:
+    if path not in made:
+        path.mkdir(parents=True, exist_ok=True)
+        made.add(path)

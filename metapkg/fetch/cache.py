@@ -121,7 +121,7 @@ class Cache:
             record = build(staging)
             check_published(staging, record)
             final.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self._record_path(repo, commit), _record_text(record))
+            write_atomic(self._record_path(repo, commit), _record_text(record), durable=False)
             try:
                 os.rename(staging, final)
             except OSError:
@@ -156,7 +156,7 @@ class Cache:
         known.update(refs)
         path = self.root / "refs" / f"{repo}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, _json_text(known))
+        write_atomic(path, _json_text(known), durable=False)
 
     def known_refs(self, repo: str) -> dict[str, str]:
         """What the refs file says, keeping only commits of the right shape: the file is

@@ -115,10 +115,9 @@ class Seals:
                 path: {"integrity": integrity, "files": {k: list(v) for k, v in files.items()}}
                 for path, (integrity, files) in self._trees[(repo, commit)].items()
             }
+            text = _json({"version": SEAL_VERSION, "packages": packages})
             try:
-                write_atomic(
-                    self._path(repo, commit), _json({"version": SEAL_VERSION, "packages": packages})
-                )
+                write_atomic(self._path(repo, commit), text, durable=False)
             except OSError:
                 continue
 
