@@ -18,6 +18,7 @@ from typing import Any
 
 from conftest import make_agent, make_mcp, make_skill
 
+from metapkg.diagnostics import Diagnostic
 from metapkg.fetch.source import Fetched, Located, NotFound, Place, RefPin, Source, Tag
 from metapkg.fetch.sources import REGISTRY, FetchOptions, SourceFactory
 from metapkg.fetch.tags import package_tags
@@ -129,6 +130,9 @@ class FakeSource(Source):
 
     def used_pins(self) -> Iterable[RefPin]:
         return sorted(self.used, key=lambda p: (p.repo, p.ref))
+
+    def warnings(self) -> list[Diagnostic]:
+        return []
 
     def close(self) -> None:
         pass

@@ -318,3 +318,23 @@ def test_verify_clean_then_every_kind_of_drift_then_repair(states: States, tmp_p
 
     assert run_cli("install", "--reinstall", cwd=project, env=env).code == 0
     assert run_cli("verify", cwd=project, env=env).code == 0
+
+
+def test_a_renamed_repository_is_a_rename_not_an_origin_move(
+    states: States, tmp_path: Path
+) -> None:
+    # The same commit and content under the repository's new name (GitHub's 301).
+    text = states.lock1.read_text()
+    old = f"{GH}/acme/catalog/tree/main/skills/browser-qa"
+    assert f"origin: {old}\n" in text
+    renamed = tmp_path / "renamed.lock"
+    renamed.write_text(
+        text.replace(
+            f"origin: {old}\n", f"origin: {GH}/acme/agent-catalog/tree/main/skills/browser-qa\n"
+        )
+    )
+    result = states.cli("diff", str(states.lock1), str(renamed), "--json")
+    change = _changes(result)["skill acme/browser-qa"]
+    assert change["change"] == "renamed" and change["alerts"] == []
+    shown = states.cli("diff", str(states.lock1), str(renamed))
+    assert "the repository was renamed" in shown.out and "origin-moved" not in shown.out

@@ -372,6 +372,26 @@ def test_renamed_repository_is_followed(gh: GH) -> None:
     assert gh.packages()["acme/alpha"]["commit"] == shas["c1"]
 
 
+def test_a_repository_named_both_ways_is_downloaded_once_and_the_old_name_is_reported(
+    gh: GH,
+) -> None:
+    gh.repo("acme/new-name", {"c1": {"skills": {"alpha": {}, "beta": {}}}})
+    gh.repo("acme/old-name", {}, branches={}, renamed_to="acme/new-name")
+    gh.manifest(
+        skills=[
+            skill_origin("acme/old-name", "main", "alpha"),
+            skill_origin("acme/new-name", "main", "beta"),
+        ]
+    )
+    run = assert_ok(gh.install())
+    assert gh.count("/tarball/") == 1  # one archive for both names
+    assert not (gh.cache / "github/acme/old-name").exists()
+    assert (
+        "warning[repo-renamed]" in run.err
+        and "acme/old-name was renamed to acme/new-name" in run.err
+    )
+
+
 # -- --frozen and --offline ----------------------------------------------------------------
 
 

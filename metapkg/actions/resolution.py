@@ -160,6 +160,7 @@ def resolve_project(
             manifest.dependencies, discovery, crawled, manifest.overrides, candidates
         )
         located = candidates.located_pins(_ranged_origins(resolved))
+        notes += sources.warnings()
     finally:
         discovery.close()
         sources.close()

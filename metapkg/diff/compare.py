@@ -59,7 +59,8 @@ class Changelog:
 class Change:
     kind: Kind
     fqn: str
-    change: str  # added, removed, upgraded, downgraded, changed (and moved, on request)
+    # added, removed, upgraded, downgraded, changed, renamed (and moved, on request)
+    change: str
     old: lockfmt.LockedPackage | None
     new: lockfmt.LockedPackage | None
     bump: str | None = None
@@ -97,12 +98,30 @@ def compare(
         a, b = before.get(key), after.get(key)
         if a == b:
             continue
+        if a and b and _renamed(a, b):
+            changes.append(Change(key[0], key[1], "renamed", a, b))
+            continue
         if a and b and dataclasses.replace(a, commit=b.commit) == b:
             if moves:
                 changes.append(Change(key[0], key[1], "moved", a, b))
             continue
         changes.append(_change(key, a, b))
     return changes
+
+
+def _renamed(a: lockfmt.LockedPackage, b: lockfmt.LockedPackage) -> bool:
+    """The same commit and content under a repository's new name (GitHub answered the old
+    one with a 301): a rename to note, not an ``origin-moved`` alert."""
+    if a.commit is None or a.commit != b.commit or a.integrity != b.integrity:
+        return False
+    if not (
+        a.origin.startswith("https://github.com/") and b.origin.startswith("https://github.com/")
+    ):
+        return False
+    return (
+        _repository(a.origin) != _repository(b.origin)
+        and dataclasses.replace(a, origin=b.origin) == b
+    )
 
 
 def _change(key: Key, a: lockfmt.LockedPackage | None, b: lockfmt.LockedPackage | None) -> Change:
@@ -134,8 +153,8 @@ def with_alerts(change: Change) -> Change:
 
 def _alerts(change: Change) -> list[Alert]:
     a, b = change.old, change.new
-    if b is None:
-        return []  # a removal needs no alert: the package no longer runs anywhere
+    if b is None or change.change == "renamed":
+        return []  # a removal no longer runs anywhere; a rename runs what ran before
     return [
         *_version_alerts(change, a, b),
         *_dependency_alerts(change, a),

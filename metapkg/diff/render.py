@@ -20,7 +20,10 @@ from metapkg.diff.compare import Change
 from metapkg.graph.changes import markdown_section
 from metapkg.untrusted import printable
 
-_SYMBOL = {"added": "+", "removed": "-", "upgraded": "↑", "downgraded": "↓", "changed": "~"}
+_SYMBOL = {
+    "added": "+", "removed": "-", "upgraded": "↑", "downgraded": "↓", "changed": "~",
+    "renamed": "~",
+}  # fmt: skip
 
 
 def _dep(key: tuple[str, str]) -> str:
@@ -64,6 +67,8 @@ def text(changes: Sequence[Change], title: str, paint: Callable[[str, str], str]
         ]
         if change.old and change.new and change.old.origin != change.new.origin:
             details.append(f"origin {change.old.origin} -> {change.new.origin}")
+        if change.change == "renamed":
+            details.append("the repository was renamed: same commit, same content")
         details += _server_text(change) + _changelog_text(change)
         lines.extend(("    " + line, None) for line in details)
     # Escape first, paint last: the only escape sequences that reach the terminal are ours.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from metapkg.diagnostics import Diagnostic
 from metapkg.fetch.source import Fetched, Located, NotFound, Place, RefPin, Tag
 from metapkg.origins import FileOrigin, Origin
 
@@ -24,6 +25,9 @@ class FileSource:
 
     def used_pins(self) -> Iterable[RefPin]:
         return ()
+
+    def warnings(self) -> list[Diagnostic]:
+        return []
 
     def close(self) -> None:
         pass

@@ -33,11 +33,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from metapkg import jsonsafe, settings
-from metapkg.diagnostics import FetchError, error
+from metapkg.diagnostics import Diagnostic, FetchError, error
 from metapkg.fetch import archive
 from metapkg.fetch.cache import Cache, DamagedEntry
 from metapkg.fetch.gitrefs import Advertisement, might_be_abbreviated_sha, parse_advertisement
 from metapkg.fetch.once import Once
+from metapkg.fetch.renames import Renames
 from metapkg.fetch.seals import Seals, snapshot
 from metapkg.fetch.source import (
     Fetched,
@@ -72,6 +73,7 @@ class GitHubSource:
         self.options = options
         self.cache = cache or Cache()
         self.seals = Seals(self.cache.root)
+        self.renames = Renames()  # repositories GitHub redirected to a new name
         self.api = api_url()
         self.pins = {
             (p.repo, p.ref): p.commit
@@ -100,7 +102,7 @@ class GitHubSource:
         repo = origin.repo_id
         missing: NotFound | None = None
         for ref, path, commit in self._readings(origin):
-            tree = self.tree(repo, commit, str(origin))
+            tree = self.tree(self.renames.canonical(repo), commit, str(origin))
             package = tree / path if path else tree
             if os.path.lexists(package):
                 return self._fetched(origin, ref, path, commit, package)
@@ -115,7 +117,9 @@ class GitHubSource:
         self, origin: GitHubOrigin, ref: str, path: str, commit: str, package: Path
     ) -> Fetched:
         repo = origin.repo_id
-        integrity = self._verified_integrity(repo, commit, path, str(origin))
+        integrity = self._verified_integrity(
+            self.renames.canonical(repo), commit, path, str(origin)
+        )
         pin = RefPin(repo, ref, commit)
         with self._used_lock:
             self._used.add(pin)
@@ -146,6 +150,9 @@ class GitHubSource:
 
     def used_pins(self) -> Iterable[RefPin]:
         return sorted(self._used, key=lambda p: (p.repo, p.ref))
+
+    def warnings(self) -> list[Diagnostic]:
+        return self.renames.warnings()
 
     def close(self) -> None:
         for repo, refs in self._resolved.items():
@@ -215,6 +222,7 @@ class GitHubSource:
         if reply.status in (404, 422):
             return None
         self._check_auth(reply.status, reply.url)
+        self.renames.learn(repo, reply.url)
         commit = reply.text.strip()
         if reply.status != 200 or not _SHA.match(commit):
             raise FetchError(
@@ -278,6 +286,7 @@ class GitHubSource:
         reply = self.http.get(url, accept="*/*")
         if not usable_reply(reply.status, reply.content_type):
             return None
+        self.renames.learn(repo, reply.url)
         advertised = parse_advertisement(reply.data, url)
         tags = {f"refs/tags/{name}": commit for name, commit in advertised.tags().items()}
         with self._used_lock:  # remembered for --offline, like refs asked of the API
@@ -306,6 +315,7 @@ class GitHubSource:
             self._check_auth(reply.status, reply.url)
             if reply.status != 200:
                 return names
+            self.renames.learn(repo, reply.url)
             try:
                 page = jsonsafe.loads(reply.text)
             except jsonsafe.JsonProblem:

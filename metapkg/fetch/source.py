@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from metapkg.diagnostics import FetchError, LockError
+from metapkg.diagnostics import Diagnostic, FetchError, LockError
 from metapkg.origins import Origin
 from metapkg.packages.semver import SemVer
 
@@ -109,6 +109,10 @@ class Source(Protocol):
     def versions(self, origin: Origin) -> list[Tag]: ...
 
     def used_pins(self) -> Iterable[RefPin]: ...
+
+    def warnings(self) -> list[Diagnostic]:
+        """What the run should tell the user about this source (e.g. a renamed repository)."""
+        ...
 
     def close(self) -> None: ...
 

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from metapkg.diagnostics import Diagnostic
 from metapkg.fetch.source import Fetched, Located, RefPin, Source, Tag
 from metapkg.origins import Origin
 
@@ -91,6 +92,11 @@ class Sources:
         with self._lock:
             made = list(self._made.values())
         return [pin for source in made for pin in source.used_pins()]
+
+    def warnings(self) -> list[Diagnostic]:
+        with self._lock:
+            made = list(self._made.values())
+        return [found for source in made for found in source.warnings()]
 
     def close(self) -> None:
         with self._lock:

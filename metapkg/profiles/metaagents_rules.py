@@ -349,6 +349,12 @@ RULES: tuple[Rule, ...] = (
         "warning",
     ),
     _install(
+        "repo-renamed",
+        "a GitHub repository is named as GitHub names it now (not through a redirect)",
+        "replace the old owner/name with the new one in metapkg.yaml (or the package)",
+        "warning",
+    ),
+    _install(
         "journal",
         "an interrupted install's journal names only paths metapkg writes, through no link",
         "delete .metapkg/ (local state only) if it is not yours, then install again",
