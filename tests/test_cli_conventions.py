@@ -206,6 +206,7 @@ try:
 except SystemExit:
     pass
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("rich", "httpx", "shtab"))
+heavy += [m for m in ("metapkg.cli.progress", "metapkg.events") if m in sys.modules]
 print(json.dumps({"codes": codes, "heavy": heavy}))
 """
 

@@ -58,6 +58,7 @@ class DiffCommand(BaseCommand):
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.diff import diff
     from metapkg.cli.output import paint
+    from metapkg.cli.progress import reporting
     from metapkg.diagnostics import UsageError
     from metapkg.diff import render
     from metapkg.diff.compare import ALERTS
@@ -79,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError.single("usage", "diff", "give at most two lockfiles: OLD [NEW]")
     else:
         old, new = ([*args.locks, None, None])[:2]
-    result = diff(Path.cwd(), old, new, offline=offline)
+    with reporting(args.quiet, args.verbose):  # CHANGELOGs may be fetched
+        result = diff(Path.cwd(), old, new, offline=offline)
     title = f"{result.old} -> {result.new}"
     if args.git_external_diff:
         title = f"a/{args.locks[0]} -> b/{args.locks[0]}"

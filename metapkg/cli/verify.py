@@ -21,8 +21,10 @@ class VerifyCommand(BaseCommand):
 
     def handle(self, args: argparse.Namespace) -> int:
         from metapkg.actions.verify import verify
+        from metapkg.cli.progress import reporting
 
-        result = verify(Path.cwd())
+        with reporting(args.quiet, args.verbose):  # -v: the cache hits
+            result = verify(Path.cwd())
         if args.json:
             drifts = [{"kind": d.kind, "path": d.path, "detail": d.detail} for d in result.drifts]
             payload = {"ok": not result.drifts, "checked": result.checked, "drifts": drifts}
