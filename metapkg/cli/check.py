@@ -24,10 +24,8 @@ class CheckCommand(BaseCommand):
     finds_project = False  # it checks the paths it is given, from here
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "paths",
-            nargs="*",
-            metavar="PATH",
+        options.PATHS.add_to(
+            parser,
             help="packages, MCP .json files, catalogs or repositories (default: the current "
             "folder)",
         )

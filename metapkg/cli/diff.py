@@ -24,9 +24,9 @@ class DiffCommand(BaseCommand):
         return not args.locks  # lockfile paths are relative to where metapkg started
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
+        options.PATHS.add_to(
+            parser,
             "locks",
-            nargs="*",
             metavar="OLD [NEW]",
             help="lockfile paths or git:REV (default: git:HEAD against ./metapkg.lock)",
         )

@@ -55,9 +55,7 @@ class GraphCommand(BaseCommand):
         parser.add_argument(
             "--depth", type=_depth, metavar="N", help="at most N edges from the focus"
         )
-        parser.add_argument(
-            "-o", "--output", metavar="FILE", help="write to FILE instead of stdout"
-        )
+        options.OUTPUT.add_to(parser)
 
     def handle(self, args: argparse.Namespace) -> int:
         return run(args)

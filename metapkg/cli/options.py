@@ -60,6 +60,17 @@ ALLOW_COMMAND = Option(
     help="let command() run this executable (repeatable; adds to "
     "metaskills.allow-commands in metapkg.yaml)",
 )
+PROJECT = Option(
+    "-C",
+    "--project",
+    metavar="DIR",
+    completes="directory",
+    help="run as if started in DIR (the project is then found from there)",
+)
+OUTPUT = Option(
+    "-o", "--output", metavar="FILE", completes="file", help="write to FILE instead of stdout"
+)
+PATHS = Option("paths", nargs="*", metavar="PATH", completes="file")
 # A package of the lock, by fqn or short name; shells complete it from `metapkg list`.
 PACKAGE = Option("fqn", metavar="FQN", completes="packages")
 PACKAGES = Option("fqns", metavar="FQN", completes="packages")

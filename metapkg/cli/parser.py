@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from metapkg import __version__
+from metapkg.cli import options
 from metapkg.cli.output import COLOR_CHOICES
 
 if TYPE_CHECKING:
@@ -62,13 +63,7 @@ def common_options(defaults: bool) -> Parser:
     """-C/-q/-v/--color, accepted before or after the command name."""
     parser = Parser(add_help=False)
     default = (lambda v: v) if defaults else (lambda v: argparse.SUPPRESS)
-    parser.add_argument(
-        "-C",
-        "--project",
-        metavar="DIR",
-        default=default("."),
-        help="run as if started in DIR (the project is then found from there)",
-    )
+    options.PROJECT.add_to(parser, default=default("."))
     parser.add_argument(
         "-q", "--quiet", action="store_true", default=default(False), help="print only errors"
     )
