@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from metapkg.cli.base import given_source
 from metapkg.cli.installing import InstallingCommand
 from metapkg.cli.output import status
 
@@ -52,7 +52,7 @@ class AddCommand(InstallingCommand):
         from metapkg.actions.edit import Choice, add
 
         choice = Choice(tuple(args.names), args.every)
-        origins = [_from_here(text, args.invoked_from) for text in args.origins]
+        origins = [given_source(args, text) for text in args.origins]
         reports: list[InstallReport] = []
         added: list[str] = []
 
@@ -71,22 +71,6 @@ class AddCommand(InstallingCommand):
             for origin in added:
                 status(f"{verb} {origin} to metapkg.yaml", args.quiet)
         return 0
-
-
-def _from_here(text: str, invoked_from: Path) -> str:
-    """A local path typed in a subfolder of the project, made relative to the project
-    (metapkg runs from the folder holding metapkg.yaml; see main.py)."""
-    here = Path.cwd()
-    if invoked_from == here:
-        return text
-    path = text.removeprefix("file:")
-    if not (text.startswith("file:") or path.startswith(("./", "../", ".\\", "..\\"))):
-        return text
-    if os.path.isabs(path):
-        return text
-    relative = os.path.relpath(invoked_from / path, here).replace(os.sep, "/")
-    prefix = "file:" if text.startswith("file:") else ""
-    return prefix + (relative if relative.startswith("..") else f"./{relative}")
 
 
 COMMAND = AddCommand()

@@ -8,6 +8,7 @@ work in ``handle``. main.py imports a command's module only when that command ru
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -83,6 +84,20 @@ def given_path(args: argparse.Namespace, text: str) -> Path:
     if path.is_absolute() or started == Path.cwd():
         return path
     return started / path
+
+
+def given_source(args: argparse.Namespace, text: str) -> str:
+    """A source typed on the command line (``./x``, ``../x``, ``file:x``) made relative
+    to the project's folder, where metapkg runs; anything else as typed."""
+    started: Path = args.invoked_from
+    here = Path.cwd()
+    path = text.removeprefix("file:")
+    local = text.startswith("file:") or path.startswith(("./", "../", ".\\", "..\\"))
+    if started == here or not local or os.path.isabs(path):
+        return text
+    relative = os.path.relpath(started / path, here).replace(os.sep, "/")
+    prefix = "file:" if text.startswith("file:") else ""
+    return prefix + (relative if relative.startswith("..") else f"./{relative}")
 
 
 def epilog(examples: Sequence[tuple[str, str]]) -> str:

@@ -148,9 +148,9 @@ class Live:
             case events.Received(size=got):
                 fetching[2] += got
                 self._fetch(progress, None)
-            case events.Extracting(repo=repo, commit=commit):
+            case events.Extracting(repo=repo):
                 fetching[1] += 1
-                self._fetch(progress, f"extracting {repo}")
+                self._fetch(progress, f"extracting {repo}" if fetching[1] < fetching[0] else "")
             case events.Provisioning(path=path, done=done, total=total):
                 task = self._task(progress, "Provisioning")
                 progress.update(task, completed=done, total=total, current=path)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from metapkg.cli import options
+from metapkg.cli.base import given_source
 from metapkg.cli.installing import InstallingCommand
 from metapkg.cli.output import status
 
@@ -27,13 +28,12 @@ class RemoveCommand(InstallingCommand):
     def handle(self, args: argparse.Namespace) -> int:
         from metapkg.actions.edit import remove
 
+        names = [given_source(args, text) for text in args.fqns]
         reports: list[InstallReport] = []
         removed: list[int] = []
 
         def action() -> InstallReport:
-            removed.append(
-                remove(Path.cwd(), args.fqns, self.after_edit(args, reports), args.dry_run)
-            )
+            removed.append(remove(Path.cwd(), names, self.after_edit(args, reports), args.dry_run))
             return reports[0]
 
         self.report(args, action, lambda: {"manifest_removed": removed[0]})
