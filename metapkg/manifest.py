@@ -245,9 +245,18 @@ def _round_trip() -> Any:
 
 def edit_add(path: Path, kind: Kind, origin_text: str) -> bool:
     """Append an origin under dependencies.<kind>s unless an equal one is there already."""
-    read(path.parent)  # a manifest that does not even read gets a clear error, not an edit
+    text = with_added(read_utf8(path, "manifest"), path, kind, origin_text)
+    if text is None:
+        return False
+    write_atomic(path, text)
+    return True
+
+
+def with_added(text: str, path: Path, kind: Kind, origin_text: str) -> str | None:
+    """``text`` (metapkg.yaml at ``path``) with the origin added; None when already there."""
+    parse(text, path)  # a manifest that does not even read gets a clear error, not an edit
     yaml = _round_trip()
-    document = yaml.load(read_utf8(path, "manifest")) or {}
+    document = yaml.load(text) or {}
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     deps = document.setdefault("dependencies", CommentedMap())
@@ -262,24 +271,31 @@ def edit_add(path: Path, kind: Kind, origin_text: str) -> bool:
         )
     wanted = parse_origin(split_range(origin_text)[0], path.parent)
     for item in group:
-        text = item.get("origin") if isinstance(item, dict) else item
+        entry = item.get("origin") if isinstance(item, dict) else item
         try:
-            if parse_origin(split_range(str(text))[0], path.parent) == wanted:
-                return False
+            if parse_origin(split_range(str(entry))[0], path.parent) == wanted:
+                return None
         except OriginSyntaxError:
             continue
     if hasattr(group, "fa"):
         group.fa.set_block_style()
     group.append(origin_text)
-    _write(path, yaml, document)
-    return True
+    return _dumped(yaml, document)
 
 
 def edit_remove(path: Path, origins: list[Origin]) -> int:
     """Remove every dependency whose origin is one of ``origins``; return how many."""
-    read(path.parent)  # a manifest that does not even read gets a clear error, not an edit
+    text, removed = with_removed(read_utf8(path, "manifest"), path, origins)
+    if removed:
+        write_atomic(path, text)
+    return removed
+
+
+def with_removed(text: str, path: Path, origins: list[Origin]) -> tuple[str, int]:
+    """``text`` without the dependencies whose origin is one of ``origins``, and how many."""
+    parse(text, path)  # a manifest that does not even read gets a clear error, not an edit
     yaml = _round_trip()
-    document = yaml.load(read_utf8(path, "manifest")) or {}
+    document = yaml.load(text) or {}
     deps = document.get("dependencies") or {}
     removed = 0
     for group in deps.values():
@@ -287,21 +303,19 @@ def edit_remove(path: Path, origins: list[Origin]) -> int:
             continue
         for index in reversed(range(len(group))):
             item = group[index]
-            text = item.get("origin") if isinstance(item, dict) else item
+            entry = item.get("origin") if isinstance(item, dict) else item
             try:
-                if parse_origin(split_range(str(text))[0], path.parent) in origins:
+                if parse_origin(split_range(str(entry))[0], path.parent) in origins:
                     del group[index]
                     removed += 1
             except OriginSyntaxError:
                 continue
-    if removed:
-        _write(path, yaml, document)
-    return removed
+    return (_dumped(yaml, document) if removed else text), removed
 
 
-def _write(path: Path, yaml: Any, document: Any) -> None:
+def _dumped(yaml: Any, document: Any) -> str:
     import io
 
     buffer = io.StringIO()
     yaml.dump(document, buffer)
-    write_atomic(path, buffer.getvalue())
+    return buffer.getvalue()

@@ -21,6 +21,8 @@ variable and what it takes, instead of failing later with a traceback (``nan`` s
 | METAPKG_HTTP_BACKOFF | seconds before the 2nd attempt, doubling, with jitter (default 0.25) |
 | METAPKG_RATE_LIMIT_WAIT | longest wait for a GitHub rate limit (default 60) |
 | METAPKG_CACHE_LOCK_TIMEOUT | how long `cache clean` waits for running installs (default 30) |
+| CI | set (not 0/false): plain progress lines even on a terminal |
+| NO_COLOR, FORCE_COLOR | no colour / colour even when not a terminal (`--color` wins) |
 | METAPKG_FAILPOINT | testing only: fail or die at a step of the install commit |
 """
 
@@ -132,6 +134,11 @@ def rate_limit_wait() -> float:
 
 def cache_lock_timeout() -> float:
     return _number("METAPKG_CACHE_LOCK_TIMEOUT", 30.0, 0.0, 3600.0)
+
+
+def ci() -> bool:
+    """Running in CI (most CI services set CI=true): no live progress display."""
+    return _text("CI").lower() not in ("", "0", "false", "no", "off")
 
 
 def failpoint() -> str:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from metapkg import manifest
 from metapkg.diagnostics import ManifestError, MetapkgError, UsageError, error
@@ -17,6 +18,10 @@ from metapkg.lock import format as lockfmt
 from metapkg.origins import FileOrigin, GitHubOrigin, Origin, parse_origin
 from metapkg.packages.models import Kind
 from metapkg.sources_input import Source, SourceError, canonical, parse_source
+from metapkg.textio import read_utf8, write_atomic
+
+if TYPE_CHECKING:
+    from metapkg.manifest import Manifest
 
 
 def init(project: Path) -> tuple[list[str], tuple[str, ...]]:
@@ -28,7 +33,6 @@ def init(project: Path) -> tuple[list[str], tuple[str, ...]]:
     """
     from metapkg.actions.gitignore import add_block
     from metapkg.hosts.registry import detect
-    from metapkg.textio import read_utf8, write_atomic
 
     path = project / manifest.FILENAME
     if path.exists():
@@ -96,27 +100,44 @@ def add(
     project: Path,
     origins: list[str],
     kind: Kind | None,
-    then_install: Callable[[], object],
+    then_install: Callable[[Manifest | None], object],
     offline: bool = False,
     choice: Choice = Choice(),
+    dry_run: bool = False,
 ) -> list[str]:
     """Add each source (any form people paste; see sources_input.py) under its kind;
-    return the manifest entries that were new."""
+    return the manifest entries that were new. ``then_install`` gets None once
+    metapkg.yaml is written, or, with ``dry_run``, the edited manifest (nothing written)."""
     manifest.read(project)  # a broken manifest is reported as such, before any fetching
     added = []
-    with manifest_restored_on_failure(project), _Finder(offline) as finder:
-        path = project / manifest.FILENAME
-        for text in origins:
+    path = project / manifest.FILENAME
+    text = read_utf8(path, "manifest")
+    with _Finder(offline) as finder:
+        for given in origins:
             try:
-                source = parse_source(text, project)
+                source = parse_source(given, project)
             except SourceError as exc:
-                raise UsageError([error("origin", text, str(exc))]) from None
+                raise UsageError([error("origin", given, str(exc))]) from None
             for found_kind, origin in finder.packages(source, kind, choice):
                 entry = canonical(source, origin)
-                if manifest.edit_add(path, found_kind, entry):
+                edited = manifest.with_added(text, path, found_kind, entry)
+                if edited is not None:
+                    text = edited
                     added.append(entry)
-        then_install()
+    _edited(project, text, then_install, dry_run)
     return added
+
+
+def _edited(
+    project: Path, text: str, then_install: Callable[[Manifest | None], object], dry_run: bool
+) -> None:
+    path = project / manifest.FILENAME
+    if dry_run:
+        then_install(manifest.parse(text, path))
+        return
+    with manifest_restored_on_failure(project):
+        write_atomic(path, text)
+        then_install(None)
 
 
 class _Finder:
@@ -209,9 +230,15 @@ def _inside(origin: Origin, fetched: object, relative: str) -> Origin:
     return origin.with_tree(fetched.pin.ref, f"{base}/{relative}" if base else relative)
 
 
-def remove(project: Path, names: list[str], then_install: Callable[[], object]) -> int:
+def remove(
+    project: Path,
+    names: list[str],
+    then_install: Callable[[Manifest | None], object],
+    dry_run: bool = False,
+) -> int:
     """Remove direct dependencies named by fqn, short name, or any source form ``add``
-    accepts; a name that matches none gets the closest ones suggested."""
+    accepts; a name that matches none gets the closest ones suggested. ``then_install``
+    as for ``add``."""
     lock = lockfmt.read(project / lockfmt.FILENAME)
     if lock is None:
         raise MetapkgError.single(
@@ -232,9 +259,13 @@ def remove(project: Path, names: list[str], then_install: Callable[[], object]) 
                 "missing", manifest.FILENAME, f"{name} is not a direct dependency{hint}"
             )
         origins.extend(parse_origin(r.origin, project) for r in direct)
-    with manifest_restored_on_failure(project):
-        removed = manifest.edit_remove(project / manifest.FILENAME, origins)
-        then_install()
+    path = project / manifest.FILENAME
+    if not path.exists():
+        raise ManifestError.single(
+            "manifest", manifest.FILENAME, "no metapkg.yaml here; run `metapkg init` first"
+        )
+    text, removed = manifest.with_removed(read_utf8(path, "manifest"), path, origins)
+    _edited(project, text, then_install, dry_run)
     return removed
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from metapkg import __version__
+from metapkg import __version__, events
 from metapkg.diagnostics import Diagnostic, LockError, ProvisionError, error
 from metapkg.provision import state
 from metapkg.provision.stage import STATE_DIR, recover
@@ -19,7 +20,10 @@ from metapkg.provision.values import placeholder_values
 if TYPE_CHECKING:
     from metapkg.actions.resolution import Resolution
     from metapkg.lock import format as lockfmt
+    from metapkg.manifest import Manifest
     from metapkg.provision.apply import Applied
+
+T = TypeVar("T")
 
 # Everything that resolves, parses YAML or talks HTTP is imported inside the functions
 # that need it. (cli/install.py decides an up-to-date project before importing this.)
@@ -29,8 +33,9 @@ if TYPE_CHECKING:
 class InstallReport:
     up_to_date: bool
     resolution: Resolution | None = None
-    applied: Applied | None = None
+    applied: Applied | None = None  # with dry_run: what would be applied
     recovered: tuple[str, ...] = ()
+    dry_run: bool = False
 
 
 @contextlib.contextmanager
@@ -61,6 +66,8 @@ def install(
     reinstall: bool = False,
     fresh: frozenset[str] | None = None,
     link_mode: str | None = None,
+    dry_run: bool = False,
+    manifest: Manifest | None = None,
 ) -> InstallReport:
     """Resolve (reusing the lock's pins), fetch, write the lock, provision.
 
@@ -69,31 +76,50 @@ def install(
     locked versions are not reused, so ranges move to their newest versions (empty: all).
     ``reinstall`` copies every package again (repairing drift that ``metapkg verify``
     reports) instead of only what changed.
+    ``dry_run`` resolves and reports what would change, writing nothing in the project
+    (no lock, no files, no state); ``manifest`` stands in for metapkg.yaml (`add
+    --dry-run` resolves an edit it does not write).
     """
     values = placeholder_values(project)
-    if unpin is None and not reinstall and up_to_date(project, values, __version__):
-        return InstallReport(up_to_date=True)
+    asked = unpin is not None or reinstall or manifest is not None
+    if not asked and up_to_date(project, values, __version__):
+        return InstallReport(up_to_date=True, dry_run=dry_run)
     from metapkg.actions.resolution import read_lock, resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
     from metapkg.provision.apply import apply
 
-    with project_lock(project):
-        recovered = tuple(recover(project))
+    def resolved() -> Resolution:
         unpinned: frozenset[tuple[str, str]] = frozenset()
         if unpin is not None:
             current, _ = read_lock(project)
             unpinned = unpin(current) if current is not None else frozenset()
         options = FetchOptions(offline=offline, frozen=frozen, workers=workers, unpinned=unpinned)
-        resolution = resolve_project(project, options, progress, fresh, link_mode=link_mode)
+        resolution = resolve_project(
+            project, options, progress, fresh, link_mode=link_mode, manifest=manifest
+        )
         if frozen:
             check_frozen(resolution)
+        return resolution
+
+    if dry_run:  # no project lock, no recovery: both write under .metapkg/
+        from metapkg.actions.preview import preview
+
+        resolution = timed("resolving", resolved)
+        owned = state.owned(project) or state.Owned()
+        would = preview(project, resolution.plan, owned, reinstall)
+        return InstallReport(False, resolution, would, dry_run=True)
+    with project_lock(project):
+        recovered = tuple(recover(project))
+        resolution = timed("resolving", resolved)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
         lock = (lockfmt.FILENAME, lock_text) if lock_text is not None else None
         # No record (a fresh clone): metapkg owns nothing yet; what is already there
         # byte-for-byte as it would write it is adopted, anything else is a collision.
         owned = state.owned(project) or state.Owned()
-        applied = apply(project, resolution.plan, owned, lock, reinstall)
+        applied = timed(
+            "provisioning", lambda: apply(project, resolution.plan, owned, lock, reinstall)
+        )
         file_roots = [
             str(node.fetched.path)
             for node in resolution.resolved.packages.values()
@@ -102,6 +128,14 @@ def install(
         state.save(project, applied.owned, file_roots, values, __version__)
         _update_gitignore(project, applied)
     return InstallReport(False, resolution, applied, recovered)
+
+
+def timed(name: str, work: Callable[[], T]) -> T:
+    """Run ``work`` and report how long it took (``-v`` shows it)."""
+    started = time.perf_counter()
+    result = work()
+    events.emit(events.Phase(name, time.perf_counter() - started))
+    return result
 
 
 def _update_gitignore(project: Path, applied: Applied) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from metapkg import events
 from metapkg import manifest as manifest_file
 from metapkg.diagnostics import (
     Diagnostic,
@@ -131,12 +132,15 @@ def resolve_project(
     fresh: frozenset[str] | None = None,
     registry: Mapping[str, SourceFactory] = REGISTRY,
     link_mode: str | None = None,
+    manifest: Manifest | None = None,
 ) -> Resolution:
     """``fresh``: for `metapkg update`, the fqns whose locked versions are not reused
     (empty: none is); None reuses the lock's choices wherever they still fit.
-    ``registry``: the sources per origin scheme (tests pass an in-memory forge)."""
-    manifest = manifest_file.read(project)
+    ``registry``: the sources per origin scheme (tests pass an in-memory forge).
+    ``manifest``: instead of reading metapkg.yaml (a dry run of an edit)."""
+    manifest = manifest or manifest_file.read(project)
     options = options or FetchOptions()
+    progress = progress or _report_resolving
     old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen)
     if old_lock is not None:
         pins = tuple(RefPin(p.repo, p.ref, p.commit, p.host) for p in old_lock.pins)
@@ -191,6 +195,10 @@ def resolve_project(
     return Resolution(
         manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings
     )
+
+
+def _report_resolving(done: int, total: int) -> None:
+    events.emit(events.Resolving(done, total))
 
 
 def _item(node: Node) -> Item:

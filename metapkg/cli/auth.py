@@ -6,31 +6,41 @@ import argparse
 import getpass
 import sys
 from types import ModuleType
+from typing import ClassVar
+
+from metapkg.cli.base import BaseCommand
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("login", "logout", "status"))
-    parser.add_argument(
-        "--with-token",
-        action="store_true",
-        help="login: read the token from standard input instead of prompting",
+class AuthCommand(BaseCommand):
+    examples: ClassVar = (
+        ("metapkg auth login", "store a GitHub token in the OS keyring (prompted)"),
+        ("gh auth token | metapkg auth login --with-token", "from standard input"),
+        ("metapkg auth status", "which token is used, if any"),
     )
+    finds_project = False
 
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("action", choices=("login", "logout", "status"))
+        parser.add_argument(
+            "--with-token",
+            action="store_true",
+            help="login: read the token from standard input instead of prompting",
+        )
 
-def run(args: argparse.Namespace) -> int:
-    from metapkg.fetch import auth
+    def handle(self, args: argparse.Namespace) -> int:
+        from metapkg.fetch import auth
 
-    try:
-        if args.action == "login":
-            return _login(args, auth)
-        if args.action == "logout":
-            removed = auth.delete()
-            print("Removed the token from the OS keyring" if removed else "No token was stored")
-            return 0
-        return _status(auth)
-    except (auth.KeyringUnavailable, auth.BadToken) as exc:
-        print(f"metapkg auth: {exc}", file=sys.stderr)
-        return 1
+        try:
+            if args.action == "login":
+                return _login(args, auth)
+            if args.action == "logout":
+                removed = auth.delete()
+                print("Removed the token from the OS keyring" if removed else "No token was stored")
+                return 0
+            return _status(auth)
+        except (auth.KeyringUnavailable, auth.BadToken) as exc:
+            print(f"metapkg auth: {exc}", file=sys.stderr)
+            return 1
 
 
 def _login(args: argparse.Namespace, auth: ModuleType) -> int:
@@ -57,3 +67,6 @@ def _status(auth: ModuleType) -> int:
     else:
         print(f"Using a GitHub token from the {found.source} environment variable.")
     return 0
+
+
+COMMAND = AuthCommand()

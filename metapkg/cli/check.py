@@ -5,29 +5,46 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import ClassVar
+
+from metapkg.cli import options
+from metapkg.cli.base import BaseCommand, Option
 
 PROFILES = ("metaagents", "agentskills", "metis", "universal")  # see metapkg.profiles.registry
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="packages, MCP .json files, catalogs or repositories (default: the current folder)",
+class CheckCommand(BaseCommand):
+    arguments: ClassVar[tuple[Option, ...]] = (options.JSON,)
+    examples: ClassVar = (
+        ("metapkg check", "the packages in this folder"),
+        ("metapkg check path/to/catalog", "every package of a catalog or repository"),
+        ("metapkg check skills/pdf --profile agentskills", "as agentskills.io judges it"),
+        ("metapkg check --list-rules", "every rule with its profile and hint"),
     )
-    parser.add_argument(
-        "--profile",
-        action="append",
-        choices=PROFILES,
-        metavar="NAME",
-        help=f"judge in this dialect; repeat for several ({', '.join(PROFILES)}; "
-        f"default: metaagents)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
-    parser.add_argument(
-        "--list-rules", action="store_true", help="print every rule id with its profile and hint"
-    )
+    finds_project = False  # it checks the paths it is given, from here
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        options.PATHS.add_to(
+            parser,
+            help="packages, MCP .json files, catalogs or repositories (default: the current "
+            "folder)",
+        )
+        parser.add_argument(
+            "--profile",
+            action="append",
+            choices=PROFILES,
+            metavar="NAME",
+            help=f"judge in this dialect; repeat for several ({', '.join(PROFILES)}; "
+            f"default: metaagents)",
+        )
+        parser.add_argument(
+            "--list-rules",
+            action="store_true",
+            help="print every rule id with its profile and hint",
+        )
+
+    def handle(self, args: argparse.Namespace) -> int:
+        return run(args)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,3 +105,6 @@ def _list_rules(as_json: bool) -> int:
         print(f"{r.id:<{width}}  {r.profile:<11}  {r.severity:<7}  {r.when:<7}  {r.summary}")
         print(f"{'':<{width}}  hint: {r.hint}")
     return 0
+
+
+COMMAND = CheckCommand()

@@ -5,38 +5,60 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import ClassVar
 
-from metapkg.cli.install import add_fetch_options
+from metapkg.cli import options
+from metapkg.cli.base import BaseCommand, Option
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "locks",
-        nargs="*",
-        metavar="OLD [NEW]",
-        help="lockfile paths or git:REV (default: git:HEAD against ./metapkg.lock)",
+class DiffCommand(BaseCommand):
+    arguments: ClassVar[tuple[Option, ...]] = (options.OFFLINE,)
+    examples: ClassVar = (
+        ("metapkg diff", "metapkg.lock at git HEAD against the working tree"),
+        ("metapkg diff git:main", "against the lock on main"),
+        ("metapkg diff old.lock new.lock --format markdown", "for a pull request comment"),
+        ("metapkg diff git:main --fail-on major,mcp-command", "CI policy: exit 1 on these"),
     )
-    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    parser.add_argument(
-        "--json", action="store_const", const="json", dest="format", help="same as --format json"
-    )
-    parser.add_argument(
-        "--fail-on",
-        metavar="ALERT[,ALERT]",
-        default="",
-        help="exit 1 when one of these alert ids occurs (CI policy); 'any' for every alert",
-    )
-    parser.add_argument(
-        "--git-external-diff",
-        action="store_true",
-        help="run as git's diff driver (PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE)",
-    )
-    add_fetch_options(parser, jobs=False)
+
+    def uses_project(self, args: argparse.Namespace) -> bool:
+        return not args.locks  # lockfile paths are relative to where metapkg started
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        options.PATHS.add_to(
+            parser,
+            "locks",
+            metavar="OLD [NEW]",
+            help="lockfile paths or git:REV (default: git:HEAD against ./metapkg.lock)",
+        )
+        parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+        parser.add_argument(
+            "--json",
+            action="store_const",
+            const="json",
+            dest="format",
+            help="same as --format json",
+        )
+        parser.add_argument(
+            "--fail-on",
+            metavar="ALERT[,ALERT]",
+            default="",
+            help="exit 1 when one of these alert ids occurs (CI policy); 'any' for every alert",
+        )
+        parser.add_argument(
+            "--git-external-diff",
+            action="store_true",
+            help="run as git's diff driver (PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX "
+            "NEW-MODE)",
+        )
+
+    def handle(self, args: argparse.Namespace) -> int:
+        return run(args)
 
 
 def run(args: argparse.Namespace) -> int:
     from metapkg.actions.diff import diff
     from metapkg.cli.output import paint
+    from metapkg.cli.progress import reporting
     from metapkg.diagnostics import UsageError
     from metapkg.diff import render
     from metapkg.diff.compare import ALERTS
@@ -58,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError.single("usage", "diff", "give at most two lockfiles: OLD [NEW]")
     else:
         old, new = ([*args.locks, None, None])[:2]
-    result = diff(Path.cwd(), old, new, offline=offline)
+    with reporting(args.quiet, args.verbose):  # CHANGELOGs may be fetched
+        result = diff(Path.cwd(), old, new, offline=offline)
     title = f"{result.old} -> {result.new}"
     if args.git_external_diff:
         title = f"a/{args.locks[0]} -> b/{args.locks[0]}"
@@ -73,3 +96,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"metapkg diff: alert(s) {', '.join(sorted(hit))} matched --fail-on", file=sys.stderr)
         return 1
     return 0
+
+
+COMMAND = DiffCommand()

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import ClassVar
+
+from metapkg.cli import options
+from metapkg.cli.base import BaseCommand, given_path
 
 
 def _depth(text: str) -> int:
@@ -17,24 +21,44 @@ def _depth(text: str) -> int:
     return value
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    from metapkg.graph.registry import FORMATS
+class GraphCommand(BaseCommand):
+    examples: ClassVar = (
+        ("metapkg graph", "the whole graph as Mermaid"),
+        ("metapkg graph -o graph.html", "an offline page: pan, zoom, click a node"),
+        ("metapkg graph acme/reviewer --depth 1", "a package and what it pulls in directly"),
+        ("metapkg graph --why acme/commit-message", "only the chains that pull it in"),
+        ("metapkg graph --format dot | dot -Tpng > graph.png", "through Graphviz"),
+    )
 
-    parser.add_argument(
-        "fqn", nargs="?", metavar="FQN", help="draw only this package and what it pulls in"
-    )
-    parser.add_argument("--why", metavar="FQN", help="draw only the chains that pull FQN in")
-    parser.add_argument(
-        "--format",
-        choices=list(FORMATS),
-        help="mermaid (default), dot, svg, html (offline page: pan, zoom, click) or json; "
-        "-o FILE picks it from the file's suffix",
-    )
-    parser.add_argument(
-        "--json", action="store_const", const="json", dest="format", help="same as --format json"
-    )
-    parser.add_argument("--depth", type=_depth, metavar="N", help="at most N edges from the focus")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        from metapkg.graph.registry import FORMATS
+
+        options.PACKAGE.add_to(
+            parser, nargs="?", help="draw only this package and what it pulls in"
+        )
+        options.PACKAGE.add_to(
+            parser, "--why", dest="why", help="draw only the chains that pull FQN in"
+        )
+        parser.add_argument(
+            "--format",
+            choices=list(FORMATS),
+            help="mermaid (default), dot, svg, html (offline page: pan, zoom, click) or json; "
+            "-o FILE picks it from the file's suffix",
+        )
+        parser.add_argument(
+            "--json",
+            action="store_const",
+            const="json",
+            dest="format",
+            help="same as --format json",
+        )
+        parser.add_argument(
+            "--depth", type=_depth, metavar="N", help="at most N edges from the focus"
+        )
+        options.OUTPUT.add_to(parser)
+
+    def handle(self, args: argparse.Namespace) -> int:
+        return run(args)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.output:
         sys.stdout.write(picture.text)
         return 0
-    _write(Path(args.output), picture.text)
+    _write(given_path(args, args.output), picture.text)
     status(
         f"wrote {args.output} ({picture.packages} packages, {picture.dependencies} dependencies)",
         args.quiet,
@@ -66,3 +90,6 @@ def _write(path: Path, text: str) -> None:
         raise MetapkgError.single(
             "output", str(path), f"cannot write the graph: {exc.strerror}"
         ) from None
+
+
+COMMAND = GraphCommand()

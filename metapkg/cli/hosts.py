@@ -5,36 +5,39 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from metapkg.cli import options
+from metapkg.cli.base import BaseCommand, Option
 from metapkg.cli.output import say
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the hosts as JSON")
+class HostsCommand(BaseCommand):
+    arguments: ClassVar[tuple[Option, ...]] = (options.JSON,)
+    examples: ClassVar = (("metapkg hosts", "which hosts are active and what each gets"),)
 
-
-def run(args: argparse.Namespace) -> int:
-    rows = hosts(Path.cwd())
-    if args.json:
-        print(json.dumps(rows, indent=2))
+    def handle(self, args: argparse.Namespace) -> int:
+        rows = hosts(Path.cwd())
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return 0
+        table = [("host", "active", "found", "skills", "agents", "MCP config")]
+        table += [
+            (
+                row["name"],
+                "yes" if row["active"] else "-",
+                "yes" if row["found"] else "-",
+                row["skills"] or "-",
+                row["agents"] or "-",
+                row["mcp"] or "-",
+            )
+            for row in rows
+        ]
+        widths = [max(len(line[i]) for line in table) for i in range(5)]
+        for line in table:
+            cells = (cell.ljust(w) for cell, w in zip(line, widths, strict=False))
+            say("  ".join([*cells, line[5]]))
         return 0
-    table = [("host", "active", "found", "skills", "agents", "MCP config")]
-    table += [
-        (
-            row["name"],
-            "yes" if row["active"] else "-",
-            "yes" if row["found"] else "-",
-            row["skills"] or "-",
-            row["agents"] or "-",
-            row["mcp"] or "-",
-        )
-        for row in rows
-    ]
-    widths = [max(len(line[i]) for line in table) for i in range(5)]
-    for line in table:
-        say("  ".join([*(cell.ljust(w) for cell, w in zip(line, widths, strict=False)), line[5]]))
-    return 0
 
 
 def hosts(project: Path) -> list[dict[str, Any]]:
@@ -60,3 +63,6 @@ def hosts(project: Path) -> list[dict[str, Any]]:
         }
         for name, host in HOSTS.items()
     ]
+
+
+COMMAND = HostsCommand()

@@ -1,20 +1,27 @@
-"""Entry point: parse the command line, dispatch to one command module, map errors to exits.
+"""Entry point: parse the command line, dispatch to one command, map errors to exits.
 
 Command modules are imported only when their command runs, and they import their actions
-lazily, so ``metapkg install`` on an up-to-date project loads no HTTP or YAML library.
+lazily, so ``metapkg install`` on an up-to-date project loads no HTTP or YAML library,
+and no terminal library either.
 """
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import importlib
 import os
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from metapkg import __version__
+if TYPE_CHECKING:
+    import argparse
 
-# command -> (module, one-line help)
+    from metapkg.cli.base import BaseCommand
+
+# command -> (module, one-line help); each module has COMMAND, a base.BaseCommand
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("metapkg.cli.init", "write a starter metapkg.yaml and .gitignore entries"),
     "add": ("metapkg.cli.add", "add origins to metapkg.yaml, then install"),
@@ -23,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lock": ("metapkg.cli.lock", "resolve and write metapkg.lock without provisioning"),
     "update": ("metapkg.cli.update", "move pins to the newest commits of their refs"),
     "outdated": ("metapkg.cli.outdated", "list packages whose ref moved or that have newer tags"),
+    "list": ("metapkg.cli.list", "list the locked packages"),
     "tree": ("metapkg.cli.tree", "print the resolved dependency graph"),
     "why": ("metapkg.cli.why", "print every chain that pulls a package in"),
     "hosts": ("metapkg.cli.hosts", "list the agent hosts metapkg provisions and which are active"),
@@ -34,41 +42,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("metapkg.cli.verify", "check that provisioned files match the lock"),
     "cache": ("metapkg.cli.cache", "show or clean the download cache"),
     "auth": ("metapkg.cli.auth", "store, remove or inspect the GitHub token"),
+    "completion": ("metapkg.cli.completion", "print a shell completion script (bash, zsh, fish)"),
 }
+SUMMARIES = {name: summary for name, (_, summary) in COMMANDS.items()}
 
 
-def _common_options(defaults: bool) -> argparse.ArgumentParser:
-    """-C/-q/-v, accepted before or after the command name."""
-    parser = argparse.ArgumentParser(add_help=False)
-    default = (lambda v: v) if defaults else (lambda v: argparse.SUPPRESS)
-    parser.add_argument(
-        "-C", "--project", metavar="DIR", default=default("."), help="run as if started in DIR"
-    )
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", default=default(False), help="print only errors"
-    )
-    parser.add_argument(
-        "-v", "--verbose", action="store_true", default=default(False), help="print more detail"
-    )
-    return parser
-
-
-def build_parser(modules: dict[str, object]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="metapkg",
-        description="Package manager for AI-agent packages: agents, skills and MCP servers.",
-        parents=[_common_options(defaults=True)],
-    )
-    parser.add_argument("--version", action="version", version=f"metapkg {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, (_, summary) in COMMANDS.items():
-        command = sub.add_parser(
-            name, help=summary, description=summary, parents=[_common_options(defaults=False)]
-        )
-        module = modules.get(name)
-        if module is not None:
-            module.configure(command)  # type: ignore[attr-defined]
-    return parser
+def load(name: str) -> BaseCommand:
+    command: BaseCommand = importlib.import_module(COMMANDS[name][0]).COMMAND
+    return command
 
 
 def _enter_project(project: str) -> None:
@@ -84,20 +65,47 @@ def _enter_project(project: str) -> None:
         ) from None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    name = next((a for a in argv if a in COMMANDS), None)
-    modules: dict[str, object] = {}
-    if name is not None:
-        modules[name] = importlib.import_module(COMMANDS[name][0])
-    args = build_parser(modules).parse_args(argv)
-    module = modules.get(args.command) or importlib.import_module(COMMANDS[args.command][0])
+def find_project(start: Path) -> Path | None:
+    """The nearest folder from ``start`` upwards that holds metapkg.yaml (as uv and cargo
+    find theirs), or None."""
+    for folder in (start, *start.parents):
+        if (folder / "metapkg.yaml").is_file():
+            return folder
+    return None
+
+
+def _run(command: BaseCommand, args: argparse.Namespace) -> int:
     from metapkg.fetch import cachelock
 
+    _enter_project(args.project)
+    args.invoked_from = Path.cwd()
+    if command.uses_project(args):
+        found = find_project(args.invoked_from)
+        if found is not None and found != args.invoked_from:
+            os.chdir(found)
+            if args.verbose:
+                print(f"Using the project in {found}", file=sys.stderr)
+    with cachelock.session():  # the download cache is locked while a command uses it
+        return command.handle(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from metapkg.cli.output import choose_colour
+    from metapkg.cli.parser import parse
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    started = time.perf_counter()
+    name = next((a for a in argv if a in COMMANDS), None)
+    commands = {name: load(name)} if name is not None else {}
+    args = parse(SUMMARIES, commands, argv)
+    command = commands.get(args.command) or load(args.command)
+    choose_colour(args.color)
+    saved = os.getcwd()
     try:
-        _enter_project(args.project)
-        with cachelock.session():  # the download cache is locked while a command uses it
-            result: int = module.run(args)  # type: ignore[attr-defined]
+        result = _run(command, args)
+        if args.verbose and not args.quiet:
+            seconds = time.perf_counter() - started
+            print(f"metapkg {args.command} took {seconds:.2f}s", file=sys.stderr)
         return result
     except KeyboardInterrupt:
         print("metapkg: interrupted", file=sys.stderr)
@@ -115,3 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print_diagnostics(exc.diagnostics)
         return exc.exit_code
+    finally:
+        choose_colour("auto")
+        _restore(saved)
+
+
+def _restore(folder: str) -> None:
+    """Back to where main was called from (it is called in-process by tests)."""
+    with contextlib.suppress(OSError):
+        os.chdir(folder)

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import ClassVar
 
-from metapkg.cli.run import add_allow_command, allowed_commands
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    add_allow_command(parser)
+from metapkg.cli import options
+from metapkg.cli.base import BaseCommand, Option
 
 
-def run(args: argparse.Namespace) -> int:
-    extra = allowed_commands(args)
-    from metapkg.metaskills.mcpserver import serve  # the MCP SDK: only when serving
+class McpCommand(BaseCommand):
+    arguments: ClassVar[tuple[Option, ...]] = (options.ALLOW_COMMAND,)
+    examples: ClassVar = (
+        ("metapkg -C ${workspaceDir} mcp", "as a host's MCP config starts it"),
+        ("metapkg mcp --allow-command pytest", "metaskills may also run pytest"),
+    )
 
-    return serve(Path.cwd(), extra)
+    def handle(self, args: argparse.Namespace) -> int:
+        from metapkg.metaskills.mcpserver import serve  # the MCP SDK: only when serving
+
+        return serve(Path.cwd(), list(args.allow_command))
+
+
+COMMAND = McpCommand()

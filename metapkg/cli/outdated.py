@@ -1,39 +1,48 @@
-"""metapkg outdated"""
+"""metapkg outdated [--json]"""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+from typing import ClassVar
 
-from metapkg.cli.install import add_fetch_options
+from metapkg.cli import options
+from metapkg.cli.base import BaseCommand, Option
 from metapkg.cli.output import say, status
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the list as JSON")
-    add_fetch_options(parser, jobs=False)
+class OutdatedCommand(BaseCommand):
+    arguments: ClassVar[tuple[Option, ...]] = (options.OFFLINE, options.JSON)
+    examples: ClassVar = (
+        ("metapkg outdated", "current / wanted / latest per package; exit 1 if any"),
+        ("metapkg outdated --json", "the same as JSON"),
+    )
+
+    def handle(self, args: argparse.Namespace) -> int:
+        """Exit 1 when something is outdated, as `npm outdated` does (a CI check)."""
+        from metapkg.actions.update import outdated
+        from metapkg.cli.output import print_diagnostics
+        from metapkg.cli.progress import reporting
+
+        with reporting(args.quiet, args.verbose):
+            report = outdated(Path.cwd(), offline=args.offline)
+        found = report.items
+        if not args.quiet:
+            print_diagnostics(report.warnings)
+        if args.json:
+            print(json.dumps([vars(o) for o in found], indent=2))
+            return 1 if found else 0
+        if not found:
+            status("Everything is up to date with its refs, ranges and tags", args.quiet)
+            return 0
+        rows = [("package", "ref", "current", "wanted", "latest", "why")]
+        rows += [(o.label, o.ref, o.current, o.wanted, o.latest or "-", o.why) for o in found]
+        widths = [max(len(row[i]) for row in rows) for i in range(5)]
+        for row in rows:
+            cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+            say("  ".join([*cells, row[5]]))
+        return 1
 
 
-def run(args: argparse.Namespace) -> int:
-    """Exit 1 when something is outdated, as `npm outdated` does (a CI check)."""
-    from metapkg.actions.update import outdated
-    from metapkg.cli.output import print_diagnostics
-
-    report = outdated(Path.cwd(), offline=args.offline)
-    found = report.items
-    if not args.quiet:
-        print_diagnostics(report.warnings)
-    if args.json:
-        print(json.dumps([vars(o) for o in found], indent=2))
-        return 1 if found else 0
-    if not found:
-        status("Everything is up to date with its refs, ranges and tags", args.quiet)
-        return 0
-    rows = [("package", "ref", "current", "wanted", "latest", "why")]
-    rows += [(o.label, o.ref, o.current, o.wanted, o.latest or "-", o.why) for o in found]
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    for row in rows:
-        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        say("  ".join([*cells, row[5]]))
-    return 1
+COMMAND = OutdatedCommand()

@@ -13,12 +13,29 @@ if TYPE_CHECKING:  # this module is on the no-op install path: keep its imports 
     from metapkg.diagnostics import Diagnostic
 
 _COLOURS = {"error": "31", "warning": "33", "ok": "32", "dim": "2", "bold": "1"}
+COLOR_CHOICES = ("auto", "always", "never")
+_choice = "auto"  # --color
+
+
+def choose_colour(choice: str) -> None:
+    """``--color auto|always|never``; ``auto`` follows NO_COLOR, FORCE_COLOR and the stream."""
+    global _choice
+    _choice = choice
 
 
 def use_colour(stream: TextIO) -> bool:
+    if _choice != "auto":
+        return _choice == "always"
     if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
-    return bool(os.environ.get("FORCE_COLOR")) or stream.isatty()
+    return bool(os.environ.get("FORCE_COLOR")) or _isatty(stream)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return False
 
 
 def paint(text: str, style: str, stream: TextIO = sys.stdout) -> str:
@@ -46,24 +63,3 @@ def status(message: str, quiet: bool = False) -> None:
 def say(text: str) -> None:
     """A line of data on stdout; control characters from packages are shown, not obeyed."""
     print(printable(text))
-
-
-class Progress:
-    """A one-line counter on a terminal ("Fetching 12/40"); silent anywhere else."""
-
-    def __init__(self, verb: str, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.verb = verb
-        self.enabled = self.stream.isatty() and os.environ.get("TERM") != "dumb"
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.enabled:
-            self.stream.write(f"\r\033[2K{self.verb} {done}/{total}")
-            self.stream.flush()
-            self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            self.stream.write("\r\033[2K")
-            self.stream.flush()

@@ -6,75 +6,59 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from metapkg.cli import options
+from metapkg.cli.base import BaseCommand, Option, given_path
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", metavar="NAME", help="the installed metaskill to run")
-    parser.add_argument(
-        "--input",
-        metavar="JSON|@FILE",
-        help="the input object, as JSON text or @path to a JSON file (default: {})",
-    )
-    parser.add_argument(
-        "--answers",
-        metavar="FILE",
-        help='answers for ask(), one JSON string or {"answer": ...} per line, in order '
-        "(default: ask on the terminal, else every ask gets an error: answer)",
-    )
-    add_allow_command(parser)
-    parser.add_argument("--max-ask-calls", type=int, metavar="N", help="ask budget (default 5)")
-    parser.add_argument(
-        "--max-command-calls", type=int, metavar="N", help="command budget (default 10)"
-    )
-    parser.add_argument(
-        "--timeout", type=float, metavar="SECONDS", help="wall-clock limit (default 300)"
+class RunCommand(BaseCommand):
+    arguments: ClassVar[tuple[Option, ...]] = (options.ALLOW_COMMAND,)
+    examples: ClassVar = (
+        ('metapkg run test-fix --input \'{"task": ""}\'', "run a metaskill, print its result"),
+        ("metapkg run test-fix --input @input.json --answers answers.jsonl", "scripted asks"),
+        ("metapkg run test-fix --allow-command pytest", "let it run pytest too"),
     )
 
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("name", metavar="NAME", help="the installed metaskill to run")
+        parser.add_argument(
+            "--input",
+            metavar="JSON|@FILE",
+            help="the input object, as JSON text or @path to a JSON file (default: {})",
+        )
+        parser.add_argument(
+            "--answers",
+            metavar="FILE",
+            help='answers for ask(), one JSON string or {"answer": ...} per line, in order '
+            "(default: ask on the terminal, else every ask gets an error: answer)",
+        )
+        parser.add_argument("--max-ask-calls", type=int, metavar="N", help="ask budget (default 5)")
+        parser.add_argument(
+            "--max-command-calls", type=int, metavar="N", help="command budget (default 10)"
+        )
+        parser.add_argument(
+            "--timeout", type=float, metavar="SECONDS", help="wall-clock limit (default 300)"
+        )
 
-def add_allow_command(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--allow-command",
-        action="append",
-        default=[],
-        metavar="EXE",
-        help="let command() run this executable (repeatable; adds to "
-        "metaskills.allow-commands in metapkg.yaml)",
-    )
+    def handle(self, args: argparse.Namespace) -> int:
+        from metapkg.metaskills.calls import Services
+        from metapkg.metaskills.commands import CommandPolicy
+        from metapkg.metaskills.runner import load_project
 
-
-def allowed_commands(args: argparse.Namespace) -> list[str]:
-    from metapkg.diagnostics import UsageError
-    from metapkg.manifest import COMMAND_NAME
-
-    for name in args.allow_command:
-        if not COMMAND_NAME.match(name):
-            raise UsageError.single(
-                "usage", "--allow-command", f"{name!r} is not a bare executable name (e.g. pytest)"
-            )
-    return list(args.allow_command)
-
-
-def run(args: argparse.Namespace) -> int:
-    from metapkg.metaskills.calls import Services
-    from metapkg.metaskills.commands import CommandPolicy
-    from metapkg.metaskills.runner import load_project
-
-    limits = _limits(args)
-    asker = _asker(args)
-    extra = allowed_commands(args)
-    root = Path.cwd()
-    project = load_project(root)
-    report = None if not args.verbose else (lambda line: print(line, file=sys.stderr))
-    services = Services(
-        asker, CommandPolicy.of([*project.manifest.allowed_commands, *extra], root), limits, report
-    )
-    result = project.run(args.name, _input(args.input), services)
-    print(result)
-    return 1 if result.startswith("error:") else 0
+        limits = _limits(args)
+        asker = _asker(args)
+        root = Path.cwd()
+        project = load_project(root)
+        report = None if not args.verbose else (lambda line: print(line, file=sys.stderr))
+        allowed = [*project.manifest.allowed_commands, *args.allow_command]
+        services = Services(asker, CommandPolicy.of(allowed, root), limits, report)
+        result = project.run(args.name, _input(args.input, args), services)
+        print(result)
+        return 1 if result.startswith("error:") else 0
 
 
-def _input(text: str | None) -> dict[str, Any]:
+def _input(text: str | None, args: argparse.Namespace) -> dict[str, Any]:
     from metapkg.diagnostics import UsageError
 
     if text is None:
@@ -83,7 +67,7 @@ def _input(text: str | None) -> dict[str, Any]:
     if text.startswith("@"):
         shown = text[1:]
         try:
-            text = Path(shown).read_text(encoding="utf-8")
+            text = given_path(args, shown).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError.single("usage", shown, f"cannot read the input file: {exc}") from None
     try:
@@ -111,10 +95,13 @@ def _asker(args: argparse.Namespace) -> Any:
     from metapkg.metaskills.askers import NoAsker, ScriptedAnswers, TerminalAsker
 
     if args.answers:
-        return ScriptedAnswers.read(Path(args.answers))
+        return ScriptedAnswers.read(given_path(args, args.answers))
     if sys.stdin.isatty():
         return TerminalAsker()
     return NoAsker(
         "nobody can answer ask() here: pass --answers FILE (JSON lines), run in a "
         "terminal, or run the metaskill through `metapkg mcp` in an agent"
     )
+
+
+COMMAND = RunCommand()

@@ -1,36 +1,43 @@
-"""metapkg update [FQN...]"""
+"""metapkg update [FQN...] [--dry-run] [--json]"""
 
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
+from typing import ClassVar
 
-from metapkg.cli.install import add_fetch_options, report_install
+from metapkg.cli import options
+from metapkg.cli.installing import InstallingCommand
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "fqns", nargs="*", metavar="FQN", help="packages whose refs to move (default: all)"
+class UpdateCommand(InstallingCommand):
+    examples: ClassVar = (
+        ("metapkg update", "every range to its newest version, every ref to its commit"),
+        ("metapkg update acme/git-pr", "only this package (and what it needs)"),
+        ("metapkg update --dry-run", "show what would move; write nothing"),
     )
-    add_fetch_options(parser)
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        options.PACKAGES.add_to(
+            parser, nargs="*", help="packages whose refs to move (default: all)"
+        )
+
+    def handle(self, args: argparse.Namespace) -> int:
+        from metapkg.actions.install import install
+        from metapkg.actions.update import unpin_for
+
+        self.report(
+            args,
+            lambda: install(
+                Path.cwd(),
+                offline=args.offline,
+                workers=args.jobs,
+                unpin=unpin_for(args.fqns),
+                fresh=frozenset(args.fqns),
+                dry_run=args.dry_run,
+            ),
+        )
+        return 0
 
 
-def run(args: argparse.Namespace) -> int:
-    from metapkg.actions.install import install
-    from metapkg.actions.update import unpin_for
-
-    started = time.perf_counter()
-    report_install(
-        lambda progress: install(
-            Path.cwd(),
-            offline=args.offline,
-            workers=args.jobs,
-            progress=progress,
-            unpin=unpin_for(args.fqns),
-            fresh=frozenset(args.fqns),
-        ),
-        args.quiet,
-        started,
-    )
-    return 0
+COMMAND = UpdateCommand()

@@ -5,24 +5,35 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import ClassVar
 
+from metapkg.cli import options
+from metapkg.cli.base import BaseCommand, Option
 from metapkg.cli.output import say
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("fqn", metavar="FQN", help="a package's fully-qualified name")
-    parser.add_argument("--json", action="store_true", help="print the chains as JSON")
+class WhyCommand(BaseCommand):
+    arguments: ClassVar[tuple[Option, ...]] = (options.JSON,)
+    examples: ClassVar = (
+        ("metapkg why acme/commit-message", "every chain that pulls it in"),
+        ("metapkg why commit-message", "a unique short name works too"),
+    )
 
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        options.PACKAGE.add_to(parser, help="a package's fully-qualified name")
 
-def run(args: argparse.Namespace) -> int:
-    from metapkg.actions.inspect import why
-    from metapkg.resolve.graph import label
+    def handle(self, args: argparse.Namespace) -> int:
+        from metapkg.actions.inspect import why
+        from metapkg.resolve.graph import label
 
-    chains = why(Path.cwd(), args.fqn)
-    if args.json:
-        data = [[{"kind": kind, "fqn": fqn} for kind, fqn in chain] for chain in chains]
-        print(json.dumps({"fqn": args.fqn, "chains": data}, indent=2))
+        chains = why(Path.cwd(), args.fqn)
+        if args.json:
+            data = [[{"kind": kind, "fqn": fqn} for kind, fqn in chain] for chain in chains]
+            print(json.dumps({"fqn": args.fqn, "chains": data}, indent=2))
+            return 0
+        for chain in chains:
+            say(" -> ".join(label(key) for key in chain))
         return 0
-    for chain in chains:
-        say(" -> ".join(label(key) for key in chain))
-    return 0
+
+
+COMMAND = WhyCommand()

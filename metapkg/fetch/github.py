@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from metapkg import jsonsafe, settings
+from metapkg import events, jsonsafe, settings
 from metapkg.diagnostics import Diagnostic, FetchError, error
 from metapkg.fetch import archive
 from metapkg.fetch.cache import Cache, DamagedEntry
@@ -407,6 +407,7 @@ class GitHubSource:
 
     def tree(self, repo: str, commit: str, source: str) -> Path:
         if self.cache.has_tree(repo, commit):
+            events.emit(events.CacheHit(repo, commit))
             return self.cache.tree(repo, commit)
         if self.options.offline:
             raise FetchError(
@@ -421,6 +422,7 @@ class GitHubSource:
         return self._trees.get((repo, commit), lambda: self._download(repo, commit, source))
 
     def _download(self, repo: str, commit: str, source: str) -> Path:
+        events.emit(events.Downloading(repo, commit))
         download = self.cache.scratch(".tar.gz")
         try:
             url, status = f"{self.api}/repos/{repo}/tarball/{commit}", 0
@@ -439,6 +441,7 @@ class GitHubSource:
                 raise FetchError(
                     [error("fetch", url, f"downloading the archive failed (HTTP {status})")]
                 )
+            events.emit(events.Extracting(repo, commit))
             try:
                 return self.cache.store_tree(
                     repo, commit, lambda folder: archive.extract(download, folder, source)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from metapkg import __version__
+from metapkg import __version__, events
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch.auth import Token
 
@@ -117,7 +117,9 @@ class Http:
 
         def once() -> Reply:
             with self._slots:
+                started = time.perf_counter()
                 response = self.client.get(url, headers=self._headers(url, accept))
+            _report(url, response.status_code, started)
             self._raise_for_retry(response)
             return Reply(
                 response.status_code,
@@ -135,10 +137,13 @@ class Http:
 
         def once() -> int:
             headers = self._headers(url, "*/*")
+            started = time.perf_counter()
             with self._slots, self.client.stream("GET", url, headers=headers) as response:
                 self._raise_for_retry(response)
                 if response.status_code != 200:
+                    _report(url, response.status_code, started)
                     return response.status_code
+                total = int(response.headers.get("content-length") or 0)
                 size = 0
                 with open(target, "wb") as out:
                     for chunk in response.iter_bytes(1 << 16):
@@ -154,6 +159,8 @@ class Http:
                                 ]
                             )
                         out.write(chunk)
+                        events.emit(events.Received(url, len(chunk), total))
+                _report(url, 200, started)
                 return 200
 
         return self._retrying(url, once)
@@ -188,6 +195,11 @@ class Http:
         headers = response.headers
         if status == 429 or (status == 403 and headers.get("x-ratelimit-remaining") == "0"):
             raise _RateLimited(status, headers.get("retry-after"), headers.get("x-ratelimit-reset"))
+
+
+def _report(url: str, status: int, started: float) -> None:
+    if events.active():
+        events.emit(events.Request("GET", url, status, time.perf_counter() - started))
 
 
 class _ServerError(Exception):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from metapkg import events
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.hosts.model import ConfigWriter
 from metapkg.hosts.paths import HOST_FOLDERS, linked_folder
@@ -99,7 +100,8 @@ def _stage_placements(
     project: Path, tx: Transaction, plan: Plan, owned: Owned, reinstall: bool
 ) -> list[str]:
     copied = []
-    for placement in plan.placements:
+    for done, placement in enumerate(plan.placements):
+        events.emit(events.Provisioning(placement.path, done, len(plan.placements)))
         before = owned.paths.get(placement.path)
         unchanged = before is not None and before.integrity == placement.integrity
         unchanged = unchanged and before is not None and before.written == placement.written

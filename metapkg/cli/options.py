@@ -1,0 +1,80 @@
+"""The options several commands take, defined once (see base.Option)."""
+
+from __future__ import annotations
+
+import argparse
+
+from metapkg import settings
+from metapkg.cli.base import Option
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a positive number (--jobs, METAPKG_JOBS)"
+        )
+    return value
+
+
+def _executable(text: str) -> str:
+    from metapkg.manifest import COMMAND_NAME
+
+    if not COMMAND_NAME.match(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a bare executable name (e.g. pytest)")
+    return text
+
+
+OFFLINE = Option(
+    "--offline",
+    action="store_true",
+    lazy_default=settings.offline,
+    help="use only the download cache (also METAPKG_OFFLINE=1)",
+)
+JOBS = Option(
+    "--jobs",
+    type=_positive,
+    lazy_default=settings.jobs_text,  # a string default is parsed by `type`
+    metavar="N",
+    help="parallel downloads (default 16)",
+)
+JSON = Option(
+    "--json",
+    action="store_true",
+    help="print the result as JSON on stdout (shapes: README, 'Output for programs')",
+)
+DRY_RUN = Option(
+    "--dry-run",
+    action="store_true",
+    help="resolve and show what would change; write nothing (no lock, no files, no state)",
+)
+ALLOW_COMMAND = Option(
+    "--allow-command",
+    action="append",
+    default=[],
+    type=_executable,
+    metavar="EXE",
+    help="let command() run this executable (repeatable; adds to "
+    "metaskills.allow-commands in metapkg.yaml)",
+)
+PROJECT = Option(
+    "-C",
+    "--project",
+    metavar="DIR",
+    completes="directory",
+    help="run as if started in DIR (the project is then found from there)",
+)
+OUTPUT = Option(
+    "-o", "--output", metavar="FILE", completes="file", help="write to FILE instead of stdout"
+)
+PATHS = Option("paths", nargs="*", metavar="PATH", completes="file")
+# A package of the lock, by fqn or short name; shells complete it from `metapkg list`.
+PACKAGE = Option("fqn", metavar="FQN", completes="packages")
+PACKAGES = Option("fqns", metavar="FQN", completes="packages")
+
+FETCH = (OFFLINE, JOBS)
+# install, update, add and remove: they resolve, fetch and provision, and report it
+INSTALLING = (OFFLINE, JOBS, DRY_RUN, JSON)

@@ -1,0 +1,122 @@
+"""The argument parser: global options, one subparser per command, helpful usage errors.
+
+No parser accepts an abbreviated long option (``--froze`` is not ``--frozen``: a typo
+must not silently mean something), and an unknown option or a mistyped command or choice
+is answered with the closest one that exists, as uv does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from metapkg import __version__
+from metapkg.cli import options
+from metapkg.cli.output import COLOR_CHOICES
+
+if TYPE_CHECKING:
+    from metapkg.cli.base import BaseCommand
+
+EXAMPLES = (
+    ("metapkg init", "start a project here"),
+    ("metapkg add acme/skills --skill pdf", "add a package, then install"),
+    ("metapkg install", "resolve, fetch, lock and provision"),
+    ("metapkg list", "what is locked"),
+    ("metapkg COMMAND --help", "a command's options and examples"),
+)
+
+
+class Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        tip = _tip(message, self)
+        self.exit(2, f"{self.prog}: error: {message}\n" + (f"\n  tip: {tip}\n" if tip else ""))
+
+
+def _tip(message: str, parser: argparse.ArgumentParser) -> str | None:
+    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if choice:
+        given, listed = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
+        close = difflib.get_close_matches(given, listed, n=1, cutoff=0.6)
+        what = "command" if message.startswith("argument COMMAND") else "value"
+        return f"a similar {what} exists: '{close[0]}'" if close else None
+    unknown = re.match(r"unrecognized arguments: (.*)", message)
+    if unknown:
+        options = list(parser._option_string_actions)
+        for given in unknown.group(1).split():
+            if given.startswith("-"):
+                close = difflib.get_close_matches(given.split("=")[0], options, n=1, cutoff=0.6)
+                if close:
+                    return f"a similar argument exists: '{close[0]}'"
+    return None
+
+
+def common_options(defaults: bool) -> Parser:
+    """-C/-q/-v/--color, accepted before or after the command name."""
+    parser = Parser(add_help=False)
+    default = (lambda v: v) if defaults else (lambda v: argparse.SUPPRESS)
+    options.PROJECT.add_to(parser, default=default("."))
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", default=default(False), help="print only errors"
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default(False),
+        help="print more detail: requests, cache hits, timings",
+    )
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default=default("auto"),
+        help="colour the output: auto (a terminal, unless NO_COLOR is set), always or never",
+    )
+    return parser
+
+
+def build_parser(
+    summaries: Mapping[str, str], commands: Mapping[str, BaseCommand]
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser, and each command's subparser; only ``commands`` get their arguments
+    (the others are listed, for --help, without importing their modules)."""
+    from metapkg.cli.base import epilog
+
+    parser: argparse.ArgumentParser = Parser(
+        prog="metapkg",
+        description="Package manager for AI-agent packages: agents, skills and MCP servers.",
+        parents=[common_options(defaults=True)],
+        epilog=epilog(EXAMPLES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"metapkg {__version__}")
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=Parser
+    )
+    subparsers: dict[str, argparse.ArgumentParser] = {}
+    for name, summary in summaries.items():
+        subparsers[name] = sub.add_parser(
+            name, help=summary, description=summary, parents=[common_options(defaults=False)]
+        )
+        command = commands.get(name)
+        if command is not None:
+            command.configure(subparsers[name])
+    return parser, subparsers
+
+
+def parse(
+    summaries: Mapping[str, str], commands: Mapping[str, BaseCommand], argv: list[str]
+) -> argparse.Namespace:
+    parser, subparsers = build_parser(summaries, commands)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # the command's own parser knows its options: it gives the tip
+        subparsers[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
