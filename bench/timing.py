@@ -1,0 +1,95 @@
+"""Timing a command in a subprocess: wall clock and the CPU time it and its children used.
+
+Both are reported because this machine is shared: the wall clock is what a user waits
+for, the CPU time (user + system, from ``wait4``) is the work the
+command did, and it moves far less when other processes compete for the two cores.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Timing:
+    wall: float  # seconds, median of the runs
+    cpu: float  # seconds of user + system time, median of the runs
+    runs: int
+
+    def ms(self) -> str:
+        return f"{self.wall * 1000:.0f} ms"
+
+    def cpu_ms(self) -> str:
+        return f"{self.cpu * 1000:.0f} ms"
+
+
+def clean_environment(**extra: str) -> dict[str, str]:
+    """The caller's environment without metapkg's variables or tokens, with bytecode
+    caching on (users' installs have .pyc files; PYTHONDONTWRITEBYTECODE would make every
+    run compile every module)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("METAPKG_", "GITHUB_TOKEN", "GH_TOKEN"))
+        and k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPROFILEIMPORTTIME")
+    }
+    env.update(extra)
+    return env
+
+
+def run_once(command: list[str], cwd: Path, env: Mapping[str, str]) -> tuple[float, float]:
+    """(wall, cpu) seconds of one run; exits the benchmark if the command fails.
+
+    The CPU time is the command's own (``wait4``), with the children it waited for, not
+    that of other children of this process (the fixture server runs ``git``)."""
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            command, cwd=cwd, env=dict(env), stdout=subprocess.DEVNULL, stderr=err
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            err.seek(0)
+            shown = " ".join(command)
+            text = err.read().decode(errors="replace")[-3000:]
+            raise SystemExit(f"{shown} failed ({child.returncode}) in {cwd}:\n{text}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def measure(
+    command: list[str],
+    runs: int,
+    env: Mapping[str, str],
+    prepare: Callable[[], Path],
+    warmup: bool = True,
+) -> Timing:
+    """Median of ``runs`` runs, each in the folder ``prepare`` returns (called untimed).
+
+    One unmeasured run comes first: it writes the bytecode caches a real install has.
+    """
+    if warmup:
+        run_once(command, prepare(), env)
+    walls, cpus = [], []
+    for _ in range(runs):
+        wall, cpu = run_once(command, prepare(), env)
+        walls.append(wall)
+        cpus.append(cpu)
+    return Timing(statistics.median(walls), statistics.median(cpus), runs)
+
+
+def metapkg_command() -> list[str]:
+    """How a user runs metapkg: the console script next to this interpreter (no runpy)."""
+    script = Path(sys.executable).with_name("metapkg")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-m", "metapkg"]
