@@ -1,14 +1,13 @@
 """Reading a file that may not be what its name says, without hanging or reading forever.
 
-Standard library only: the up-to-date check reads its state file through this before
-anything heavy is imported.
+Only ``os`` and ``stat``: the up-to-date check reads its record through this before
+anything heavy (even pathlib) is imported.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 # Text files metapkg reads are small: manifests, locks, frontmatter files, CHANGELOGs,
 # MCP configs. 16 MiB is far above any real one and far below what hurts.
@@ -19,7 +18,9 @@ class NotRegularFile(OSError):
     """The path is a FIFO, device, socket or folder, or larger than the cap."""
 
 
-def read_regular(path: Path, cap: int = MAX_TEXT_BYTES, follow: bool = True) -> bytes:
+def read_regular(
+    path: str | os.PathLike[str], cap: int = MAX_TEXT_BYTES, follow: bool = True
+) -> bytes:
     """The bytes of a regular file; FileNotFoundError as usual.
 
     The file is opened with O_NONBLOCK (a FIFO cannot hang the open) and judged by

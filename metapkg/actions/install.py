@@ -82,7 +82,7 @@ def install(
     """
     values = placeholder_values(project)
     asked = unpin is not None or reinstall or manifest is not None
-    if not asked and up_to_date(project, values, __version__):
+    if not asked and up_to_date(str(project), __version__, values):
         return InstallReport(up_to_date=True, dry_run=dry_run)
     from metapkg.actions.resolution import read_lock, resolve_project
     from metapkg.fetch.sources import FetchOptions

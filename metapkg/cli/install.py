@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -71,10 +72,8 @@ def _up_to_date() -> bool:
     """The common case, decided before importing the resolver, YAML or HTTP code."""
     from metapkg import __version__
     from metapkg.provision.uptodate import up_to_date
-    from metapkg.provision.values import placeholder_values
 
-    project = Path.cwd()
-    return up_to_date(project, placeholder_values(project), __version__)
+    return up_to_date(os.getcwd(), __version__)
 
 
 COMMAND = InstallCommand()

@@ -7,8 +7,8 @@ still hold what metapkg wrote: the record is a claim, the content is the proof, 
 tampered (or committed, or copied) state file naming a user's own folder or server entry
 cannot make metapkg delete it. The record must be local: the lock moves between branches
 and machines, and `metapkg lock` rewrites it without provisioning anything, so the lock
-cannot say what is on this disk. The same file carries the up-to-date snapshot
-(uptodate.py).
+cannot say what is on this disk. Beside it, ``.metapkg/uptodate`` describes the
+project as the install left it (uptodate.py).
 """
 
 from __future__ import annotations
@@ -79,9 +79,14 @@ def as_record(owned: Owned) -> dict[str, object]:
 def save(
     project: Path, owned: Owned, file_roots: Iterable[str], values: Mapping[str, str], version: str
 ) -> None:
+    """Write the ownership record, then the up-to-date record that describes the result."""
     from metapkg.textio import write_atomic
 
     path = project / uptodate.STATE_FILE
     path.parent.mkdir(exist_ok=True)
-    state = uptodate.snapshot(project, as_record(owned), file_roots, values, version)
+    state = {"version": uptodate.VERSION, "metapkg": version, "owned": as_record(owned)}
     write_atomic(path, json.dumps(state, sort_keys=True))
+    configs = sorted(owned.servers)
+    quick = uptodate.record(str(project), owned.paths, configs, file_roots, values, version)
+    # Not durable: after a crash an old, empty or missing record only means a full install.
+    write_atomic(project / uptodate.RECORD, quick, durable=False)
