@@ -1,23 +1,23 @@
 """Entry point: parse the command line, dispatch to one command, map errors to exits.
 
-Command modules are imported only when their command runs, and they import their actions
-lazily, so ``metapkg install`` on an up-to-date project loads no HTTP or YAML library,
-and no terminal library either.
+``--version`` and ``install`` on an up-to-date project are answered before argparse is
+imported (quick.py). Otherwise only the subparsers of the commands named on the command
+line get their options, command modules are imported only when their command runs, and
+they import their actions lazily, so no command loads more than it uses. This module
+imports only ``os`` and ``sys`` at the top (typing, pathlib and importlib cost more than
+a no-op install's own work).
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
 import sys
-import time
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+    from pathlib import Path
 
     from metapkg.cli.base import BaseCommand
 
@@ -48,6 +48,8 @@ SUMMARIES = {name: summary for name, (_, summary) in COMMANDS.items()}
 
 
 def load(name: str) -> BaseCommand:
+    import importlib
+
     command: BaseCommand = importlib.import_module(COMMANDS[name][0]).COMMAND
     return command
 
@@ -68,13 +70,17 @@ def _enter_project(project: str) -> None:
 def find_project(start: Path) -> Path | None:
     """The nearest folder from ``start`` upwards that holds metapkg.yaml (as uv and cargo
     find theirs), or None."""
-    for folder in (start, *start.parents):
-        if (folder / "metapkg.yaml").is_file():
-            return folder
-    return None
+    from pathlib import Path
+
+    from metapkg.cli.quick import find_project as nearest
+
+    found = nearest(str(start))
+    return None if found is None else Path(found)
 
 
 def _run(command: BaseCommand, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from metapkg.fetch import cachelock
 
     _enter_project(args.project)
@@ -90,31 +96,45 @@ def _run(command: BaseCommand, args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from metapkg.cli.output import choose_colour
-    from metapkg.cli.parser import parse
+    from metapkg.cli.quick import answer
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    started = time.perf_counter()
-    name = next((a for a in argv if a in COMMANDS), None)
-    commands = {name: load(name)} if name is not None else {}
-    args = parse(SUMMARIES, commands, argv)
-    command = commands.get(args.command) or load(args.command)
-    choose_colour(args.color)
     saved = os.getcwd()
     try:
-        result = _run(command, args)
-        if args.verbose and not args.quiet:
-            seconds = time.perf_counter() - started
-            print(f"metapkg {args.command} took {seconds:.2f}s", file=sys.stderr)
-        return result
+        quick = answer(argv)
+        return _parse_and_run(argv) if quick is None else quick
     except KeyboardInterrupt:
         print("metapkg: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `metapkg ... | head`: the reader left, that is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    finally:
+        _restore(saved)
+
+
+def _parse_and_run(argv: list[str]) -> int:
+    import time
+
+    from metapkg.cli.output import choose_colour
+    from metapkg.cli.parser import parse
+
+    started = time.perf_counter()
+    # Every command named anywhere (one is the command, others may be option values):
+    # only these get subparsers with their options; none named: all are listed, bare.
+    commands = {name: load(name) for name in argv if name in COMMANDS}
+    summaries = {name: SUMMARIES[name] for name in commands} or SUMMARIES
+    args = parse(summaries, commands, argv)
+    command = commands.get(args.command) or load(args.command)
+    choose_colour(args.color)
+    try:
+        result = _run(command, args)
+        if args.verbose and not args.quiet:
+            seconds = time.perf_counter() - started
+            print(f"metapkg {args.command} took {seconds:.2f}s", file=sys.stderr)
+        return result
     except Exception as exc:
-        # Imported here, not above: an up-to-date install never needs the error classes.
+        # Imported here, not above: most commands never need the error classes.
         from metapkg.diagnostics import MetapkgError
 
         if not isinstance(exc, MetapkgError):
@@ -125,10 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     finally:
         choose_colour("auto")
-        _restore(saved)
 
 
 def _restore(folder: str) -> None:
     """Back to where main was called from (it is called in-process by tests)."""
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105 (contextlib is not imported on the quick path)
         os.chdir(folder)
+    except OSError:
+        pass

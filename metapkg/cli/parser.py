@@ -8,7 +8,6 @@ is answered with the closest one that exists, as uv does.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
 from collections.abc import Mapping
@@ -42,6 +41,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def _tip(message: str, parser: argparse.ArgumentParser) -> str | None:
+    import difflib
+
     choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
     if choice:
         given, listed = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
@@ -87,7 +88,8 @@ def build_parser(
     summaries: Mapping[str, str], commands: Mapping[str, BaseCommand]
 ) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The parser, and each command's subparser; only ``commands`` get their arguments
-    (the others are listed, for --help, without importing their modules)."""
+    (the others are listed, for --help, without importing their modules or building
+    their options)."""
     from metapkg.cli.base import epilog
 
     parser: argparse.ArgumentParser = Parser(
@@ -103,12 +105,14 @@ def build_parser(
     )
     subparsers: dict[str, argparse.ArgumentParser] = {}
     for name, summary in summaries.items():
+        command = commands.get(name)
+        if command is None:  # listed for --help; main.py loads every command it is given
+            subparsers[name] = sub.add_parser(name, help=summary, add_help=False)
+            continue
         subparsers[name] = sub.add_parser(
             name, help=summary, description=summary, parents=[common_options(defaults=False)]
         )
-        command = commands.get(name)
-        if command is not None:
-            command.configure(subparsers[name])
+        command.configure(subparsers[name])
     return parser, subparsers
 
 
