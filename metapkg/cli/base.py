@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, ClassVar
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:  # on the path of `metapkg --help`: no typing, no pathlib
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+    from typing import Any, ClassVar
 
 
 class Option:
@@ -79,6 +82,8 @@ class BaseCommand:
 def given_path(args: argparse.Namespace, text: str) -> Path:
     """A path typed on the command line, as the user meant it: relative to the folder
     metapkg was started in, even when it then moved to the project's folder."""
+    from pathlib import Path
+
     path = Path(text)
     started: Path = args.invoked_from
     if path.is_absolute() or started == Path.cwd():
@@ -89,6 +94,8 @@ def given_path(args: argparse.Namespace, text: str) -> Path:
 def given_source(args: argparse.Namespace, text: str) -> str:
     """A source typed on the command line (``./x``, ``../x``, ``file:x``) made relative
     to the project's folder, where metapkg runs; anything else as typed."""
+    from pathlib import Path
+
     started: Path = args.invoked_from
     here = Path.cwd()
     path = text.removeprefix("file:")

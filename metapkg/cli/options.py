@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from metapkg import settings
 from metapkg.cli.base import Option
 
 
@@ -20,6 +19,18 @@ def _positive(text: str) -> int:
     return value
 
 
+def _offline() -> bool:
+    from metapkg import settings  # when a parser is built, not at import (`--help`)
+
+    return settings.offline()
+
+
+def _jobs_text() -> str:
+    from metapkg import settings
+
+    return settings.jobs_text()
+
+
 def _executable(text: str) -> str:
     from metapkg.manifest import COMMAND_NAME
 
@@ -31,13 +42,13 @@ def _executable(text: str) -> str:
 OFFLINE = Option(
     "--offline",
     action="store_true",
-    lazy_default=settings.offline,
+    lazy_default=_offline,
     help="use only the download cache (also METAPKG_OFFLINE=1)",
 )
 JOBS = Option(
     "--jobs",
     type=_positive,
-    lazy_default=settings.jobs_text,  # a string default is parsed by `type`
+    lazy_default=_jobs_text,  # a string default is parsed by `type`
     metavar="N",
     help="parallel downloads (default 16)",
 )

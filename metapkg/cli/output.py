@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, TextIO
 
 from metapkg.untrusted import printable
 
-if TYPE_CHECKING:  # this module is on the no-op install path: keep its imports light
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:  # this module is on every command's path: keep its imports light
+    from collections.abc import Iterable
+    from typing import TextIO
+
     from metapkg.diagnostics import Diagnostic
 
 _COLOURS = {"error": "31", "warning": "33", "ok": "32", "dim": "2", "bold": "1"}

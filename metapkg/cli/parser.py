@@ -8,16 +8,19 @@ is answered with the closest one that exists, as uv does.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from metapkg import __version__
 from metapkg.cli import options
 from metapkg.cli.output import COLOR_CHOICES
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:  # on the path of `metapkg --help`: no typing
+    from collections.abc import Callable, Mapping
+    from typing import Any, NoReturn
+
     from metapkg.cli.base import BaseCommand
 
 EXAMPLES = (
@@ -34,10 +37,31 @@ class Parser(argparse.ArgumentParser):
         kwargs["allow_abbrev"] = False
         super().__init__(*args, **kwargs)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse asks shutil for the width, and importing shutil (zlib, bz2, lzma) is
+        # a tenth of `metapkg --help`; the same answer, from os.
+        formatter: Callable[..., argparse.HelpFormatter] = self.formatter_class
+        return formatter(prog=self.prog, width=_terminal_width() - 2)
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         tip = _tip(message, self)
         self.exit(2, f"{self.prog}: error: {message}\n" + (f"\n  tip: {tip}\n" if tip else ""))
+
+
+def _terminal_width() -> int:
+    """What shutil.get_terminal_size() gives: COLUMNS, else stdout's terminal, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns or 80
 
 
 def _tip(message: str, parser: argparse.ArgumentParser) -> str | None:
