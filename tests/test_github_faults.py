@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import tarfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -406,3 +407,28 @@ def test_auth_refusal_on_the_archive_is_reported(gh: GH) -> None:
     assert_fails_with(run, "auth")
     assert SECRET not in run.out + run.err
     _nothing_installed(gh)
+
+
+def test_a_rate_limit_pauses_every_worker_until_it_resets(gh: GH) -> None:
+    # One answer says the quota is spent: a request another worker starts afterwards waits
+    # for the reset too, instead of spending a request on another 403.
+    from metapkg.fetch.http import Http, Policy
+
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.repo("acme/more", {"c1": {"skills": {"beta": {}}}})
+    gh.server.rate_limit(r"/repos/acme/tools/commits/", times=1, kind="403", reset_after=1)
+    http = Http(None, 4, Policy(attempts=3, backoff=0.01, rate_limit_wait=5, timeout=5))
+    first = threading.Thread(
+        target=http.get, args=(f"{gh.server.api_url}/repos/acme/tools/commits/main",)
+    )
+    first.start()
+    while not any(r.status == 403 for r in gh.server.requests):
+        time.sleep(0.01)
+    started = time.time()
+    reply = http.get(f"{gh.server.api_url}/repos/acme/more/commits/main")
+    waited = time.time() - started
+    first.join()
+    http.close()
+    assert reply.status == 200
+    assert waited >= 0.3, f"the second worker did not wait for the reset ({waited:.2f}s)"
+    assert [r.status for r in gh.server.requests].count(403) == 1

@@ -1,10 +1,13 @@
 """HTTP for the GitHub source: one connection-reusing client, retries, rate limits.
 
 * Timeouts, transport errors and 5xx are retried with exponential backoff, a bounded
-  number of times.
+  number of times, each wait jittered (x0.5 to x1.5) so 16 workers that failed together
+  do not all come back in the same millisecond.
 * 403 with ``X-RateLimit-Remaining: 0`` and 429 with ``Retry-After`` wait until GitHub
   allows another request, if that is within ``METAPKG_RATE_LIMIT_WAIT`` seconds (default
-  60); otherwise they fail, saying when the limit resets and how to raise it.
+  60); otherwise they fail, saying when the limit resets and how to raise it. The wait is
+  shared: once one answer says the limit is reached, no worker sends another request to
+  that host before it resets (each would only spend the quota's next minute on a 403).
 * Redirects are followed (renamed repositories answer 301, archives 302 to another
   host); httpx drops the Authorization header on any redirect to another origin.
 * The token is only ever sent to the origin it belongs to (the API's): a URL that
@@ -13,6 +16,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -86,6 +90,8 @@ class Http:
         # At most `workers` requests in flight, however many crawl threads are waiting.
         self._slots = threading.BoundedSemaphore(max(1, workers))
         self.policy = policy or Policy.from_environment()
+        self._pause_lock = threading.Lock()
+        self._paused_until: dict[str, float] = {}  # origin -> when its rate limit resets
         self.client = httpx.Client(
             follow_redirects=True,
             timeout=httpx.Timeout(self.policy.timeout, connect=min(10.0, self.policy.timeout)),
@@ -171,6 +177,7 @@ class Http:
         attempt = 0
         while True:
             attempt += 1
+            self._wait_for_pause(url)
             try:
                 return once()
             except _RateLimited as limited:
@@ -178,7 +185,7 @@ class Http:
                     raise FetchError(
                         [error("rate-limit", url, limited.describe(self.token))]
                     ) from None
-                time.sleep(max(0.0, limited.wait))
+                self._pause(url, limited.reset_at)
             except (_ServerError, httpx.TransportError) as exc:
                 if attempt >= self.policy.attempts:
                     message = (
@@ -186,7 +193,20 @@ class Http:
                         f"check the network or try again"
                     )
                     raise FetchError([error("fetch", url, message)]) from None
-                time.sleep(self.policy.backoff * 2 ** (attempt - 1))
+                time.sleep(self.policy.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.5))
+
+    def _pause(self, url: str, until: float) -> None:
+        """Every request to ``url``'s host waits until ``until`` (a rate limit's reset)."""
+        with self._pause_lock:
+            origin = origin_of(url)
+            self._paused_until[origin] = max(self._paused_until.get(origin, 0.0), until)
+
+    def _wait_for_pause(self, url: str) -> None:
+        with self._pause_lock:
+            until = self._paused_until.get(origin_of(url), 0.0)
+        wait = until - time.time()
+        if wait > 0:
+            time.sleep(wait)
 
     def _raise_for_retry(self, response: httpx.Response) -> None:
         status = response.status_code
