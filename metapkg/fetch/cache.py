@@ -147,6 +147,19 @@ class Cache:
             os.rename(tree, trash / "tree")
             shutil.rmtree(trash, onerror=_make_writable_and_retry)
 
+    def is_large(self, repo: str) -> bool:
+        """Was ``repo`` found too big to download whole (githubtrees.py)?"""
+        self._use()
+        return (self.root / "github" / repo / ".large").is_file()
+
+    def mark_large(self, repo: str) -> None:
+        folder = self.root / "github" / repo
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / ".large").touch()
+        except OSError:
+            pass  # an optimisation: the next run finds out again
+
     # -- refs -------------------------------------------------------------------------------
 
     def remember_refs(self, repo: str, refs: dict[str, str]) -> None:
@@ -214,7 +227,8 @@ class Cache:
         if commit is None:
             return [self.root / "github" / repo, self.root / "refs" / f"{repo}.json"]
         record = self._record_path(repo, commit)
-        return [self.tree(repo, commit), record, record.with_name(f"{commit}.seal.json")]
+        parts = list((self.root / "github" / repo).glob(f"{commit}-*"))  # githubtrees.part_key
+        return [self.tree(repo, commit), record, record.with_name(f"{commit}.seal.json"), *parts]
 
     def _sweep_stale_temporaries(self) -> None:
         """Partial downloads and extractions of a killed metapkg, left in tmp/: gone."""

@@ -138,8 +138,11 @@ class Http:
 
         return self._retrying(url, once)
 
-    def download(self, url: str, target: Path, limit: int) -> int:
-        """Stream a body into ``target``; return its HTTP status (the file holds the body)."""
+    def download(self, url: str, target: Path, limit: int, large: int | None = None) -> int:
+        """Stream a body into ``target``; return its HTTP status (the file holds the body).
+
+        ``large``: stop (raise :class:`TooLarge`) once the body is announced or found to
+        be past this many bytes; the caller fetches less another way."""
 
         def once() -> int:
             headers = self._headers(url, "*/*")
@@ -150,10 +153,14 @@ class Http:
                     _report(url, response.status_code, started)
                     return response.status_code
                 total = int(response.headers.get("content-length") or 0)
+                if large is not None and total > large:
+                    raise TooLarge(url)
                 size = 0
                 with open(target, "wb") as out:
                     for chunk in response.iter_bytes(1 << 16):
                         size += len(chunk)
+                        if large is not None and size > large:
+                            raise TooLarge(url)
                         if size > limit:
                             raise FetchError(
                                 [
@@ -220,6 +227,10 @@ class Http:
 def _report(url: str, status: int, started: float) -> None:
     if events.active():
         events.emit(events.Request("GET", url, status, time.perf_counter() - started))
+
+
+class TooLarge(Exception):
+    """A download passed the size its caller asked to stop at."""
 
 
 class _ServerError(Exception):
