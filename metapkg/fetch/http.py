@@ -17,8 +17,10 @@
 from __future__ import annotations
 
 import random
+import sys
 import threading
 import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +69,21 @@ class Reply:
     data: bytes = b""  # the body as bytes (the git ref advertisement is not text)
 
 
+def _without_httpx_cli() -> None:
+    """Import httpx without its command-line module. ``httpx/__init__`` imports ``httpx._main``,
+    which imports click, pygments and rich whenever they are installed (they are: the MCP
+    SDK brings click through uvicorn, rich is ours): 120 ms of every networked run on
+    this machine, for a ``httpx`` command metapkg never runs."""
+    if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+        cli = types.ModuleType("httpx._main")
+        cli.main = _no_httpx_cli  # type: ignore[attr-defined]
+        sys.modules["httpx._main"] = cli
+
+
+def _no_httpx_cli() -> None:
+    raise SystemExit("the httpx command line is not available inside metapkg")
+
+
 def origin_of(url: str) -> str:
     """scheme://host[:port] of a URL, lowercased: what "the same origin" compares."""
     scheme, _, rest = url.partition("://")
@@ -82,6 +99,7 @@ class Http:
         token_origin: str | None = None,
         web_origin: str | None = None,
     ) -> None:
+        _without_httpx_cli()
         import httpx
 
         self.token = token
