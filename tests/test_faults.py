@@ -49,15 +49,7 @@ def test_short_mode_loses_nothing_and_never_crashes(lab: Lab) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(
-            "read-only .metapkg",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="traceback: Transaction() creates .metapkg/tx-*/stage outside the "
-                "try that turns OSError into a diagnostic (metapkg/provision/stage.py:49); "
-                "ENOSPC there (a full disk) ends the same way",
-            ),
-        ),
+        "read-only .metapkg",
         pytest.param(
             "read-only cache",
             marks=pytest.mark.xfail(

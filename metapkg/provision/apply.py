@@ -56,8 +56,9 @@ def apply(
     lock_name = lock[0] if lock is not None else None
     _refuse_links(project, plan, owned, lock_name)
     _refuse_collisions(project, plan, owned, reinstall)
-    tx = Transaction(project)
+    tx: Transaction | None = None
     try:
+        tx = Transaction(project)  # creates .metapkg/tx-*/stage: read-only, or a full disk
         copied = _stage_placements(project, tx, plan, owned, reinstall)
         wanted = set(plan.paths)
         gone = sorted(p for p in owned.paths if p not in wanted and os.path.lexists(project / p))
@@ -74,7 +75,8 @@ def apply(
             last = (*(edit.path for edit in plan.configs), *owned.servers, *(lock_name or ()))
             tx.commit(last=tuple(dict.fromkeys(p for p in last if p)))
     except OSError as exc:  # staging: disk full, a cache tree cleaned meanwhile, ...
-        tx.discard()
+        if tx is not None:
+            tx.discard()
         where = exc.filename or str(project)
         why = exc.strerror or type(exc).__name__
         raise ProvisionError(
@@ -87,7 +89,8 @@ def apply(
             ]
         ) from None
     except BaseException:
-        tx.discard()
+        if tx is not None:
+            tx.discard()
         raise
     _prune_empty_host_folders(project)
     now = Owned({p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}, servers)
