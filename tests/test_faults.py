@@ -50,14 +50,7 @@ def test_short_mode_loses_nothing_and_never_crashes(lab: Lab) -> None:
     "name",
     [
         "read-only .metapkg",
-        pytest.param(
-            "read-only cache",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="traceback: the refs JSON is written on close, unguarded "
-                "(fetch/cache.py remember_refs -> textio.write_atomic PermissionError)",
-            ),
-        ),
+        "read-only cache",
         pytest.param(
             "unreadable metapkg.lock",
             marks=pytest.mark.xfail(
@@ -119,14 +112,7 @@ def test_network_fault(lab: Lab, name: str) -> None:
                 "disk is full (a shutil.Error's text is dropped)",
             ),
         ),
-        pytest.param(
-            disk.Fill("cache", free=0),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="message: 'could not write the download cache (No space left on "
-                "device): None' (the filename is None)",
-            ),
-        ),
+        disk.Fill("cache", free=0),
     ],
     ids=str,
 )

@@ -382,7 +382,10 @@ class GitHubSource:
             raise DamagedEntry(str(exc)) from None
 
     def _repair(self, repo: str, commit: str, source: str) -> Path:
-        self.cache.discard_tree(repo, commit)
+        try:
+            self.cache.discard_tree(repo, commit)
+        except OSError as exc:
+            raise self._cache_failure(exc, source) from None
         return self._download(repo, commit, source)
 
     def tree(self, repo: str, commit: str, source: str) -> Path:
@@ -401,8 +404,9 @@ class GitHubSource:
         return self._trees.get((repo, commit), lambda: self._download(repo, commit, source))
 
     def _download(self, repo: str, commit: str, source: str) -> Path:
-        download = self.cache.scratch(".tar.gz")
+        download: Path | None = None
         try:
+            download = self.cache.scratch(".tar.gz")
             url, status = f"{self.api}/repos/{repo}/tarball/{commit}", 0
             if self.web is not None:  # by commit from the archive host: no REST request
                 web_url = self.web.archive_url(repo, commit)
@@ -419,15 +423,24 @@ class GitHubSource:
                 raise FetchError(
                     [error("fetch", url, f"downloading the archive failed (HTTP {status})")]
                 )
-            try:
-                return self.cache.store_tree(
-                    repo, commit, lambda folder: archive.extract(download, folder, source)
-                )
-            except OSError as exc:  # the archive was fine; the disk was not
-                message = f"could not write the download cache ({exc.strerror}): {exc.filename}"
-                raise FetchError([error("cache", source, message)]) from None
+            archive_file = download
+            return self.cache.store_tree(
+                repo, commit, lambda folder: archive.extract(archive_file, folder, source)
+            )
+        except OSError as exc:  # the network was fine; the cache's disk was not
+            raise self._cache_failure(exc, source) from None
         finally:
-            download.unlink(missing_ok=True)
+            if download is not None:
+                download.unlink(missing_ok=True)
+
+    def _cache_failure(self, exc: OSError, source: str) -> FetchError:
+        """A write to the download cache failed (read-only, a full disk): say where."""
+        why = exc.strerror or type(exc).__name__
+        message = (
+            f"could not write the download cache in {self.cache.root} ({why}); make room "
+            f"there or make it writable, or point METAPKG_CACHE_DIR at another folder"
+        )
+        return FetchError([error("cache", source, message)])
 
     # -- plumbing --------------------------------------------------------------------------
 
