@@ -15,6 +15,7 @@ import os
 import threading
 from pathlib import Path
 
+from metapkg import failpoint
 from metapkg.diagnostics import MetapkgError
 from metapkg.safefile import MAX_TEXT_BYTES, NotRegularFile, read_regular
 
@@ -48,9 +49,11 @@ def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same folder, fsync, rename, fsync the folder."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    data = text.encode("utf-8")
     try:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with open(temporary, "wb") as handle:
+            failpoint.charge(len(data), path)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)

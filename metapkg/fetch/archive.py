@@ -20,6 +20,7 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from metapkg import failpoint
 from metapkg.diagnostics import FetchError, error
 from metapkg.integrity import SEALED_MTIME_NS
 
@@ -156,6 +157,7 @@ def _write(
         while chunk := stream.read(1 << 20):
             digest.update(chunk)
             size += len(chunk)
+            failpoint.charge(len(chunk), target)
             out.write(chunk)
     # Read-only and sealed: provisioning hard-links these files into projects, and a
     # write through one of those links must not silently change the cache for every

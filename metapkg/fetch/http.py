@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from metapkg import __version__
+from metapkg import __version__, failpoint
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch.auth import Token
 
@@ -153,6 +153,7 @@ class Http:
                                     )
                                 ]
                             )
+                        failpoint.charge(len(chunk), target)
                         out.write(chunk)
                 return 200
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from errno import ENOSPC
 from pathlib import Path
 from typing import Any
 
+from metapkg import failpoint
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.hosts.model import ConfigWriter
 from metapkg.hosts.paths import HOST_FOLDERS, linked_folder
@@ -79,15 +81,10 @@ def apply(
             tx.discard()
         where = exc.filename or str(project)
         why = exc.strerror or type(exc).__name__
-        raise ProvisionError(
-            [
-                error(
-                    "provision",
-                    str(where),
-                    f"could not stage the install ({why}); nothing was changed",
-                )
-            ]
-        ) from None
+        message = f"could not stage the install ({why}); nothing was changed"
+        if exc.errno == ENOSPC:
+            message += ". The disk is full: make room on it, then install again"
+        raise ProvisionError([error("provision", str(where), message)]) from None
     except BaseException:
         if tx is not None:
             tx.discard()
@@ -108,14 +105,16 @@ def _stage_placements(
         unchanged = unchanged and before is not None and before.written == placement.written
         if unchanged and not reinstall and os.path.lexists(project / placement.path):
             continue
-        target = tx.staged_path(placement.path)
         if placement.source is not None:
+            target = tx.staged_path(placement.path)
             copy_package(placement.source, target, plan.link_mode, placement.linkable)
         elif placement.data is not None:
-            target.write_bytes(placement.data)
+            tx.write_bytes(placement.path, placement.data)
         else:
+            target = tx.staged_path(placement.path)
             for relative, data in sorted((placement.files or {}).items()):
                 (target / relative).parent.mkdir(parents=True, exist_ok=True)
+                failpoint.charge(len(data), target / relative)
                 (target / relative).write_bytes(data)
         copied.append(placement.path)
     return copied
@@ -253,13 +252,27 @@ def copy_package(source: Path, target: Path, mode: str = "copy", shared: bool = 
     """
     place = _link_or_copy if mode == "hardlink" and shared else _clone if mode == "clone" else _copy
     if source.is_dir():
-        shutil.copytree(source, target, copy_function=place)
+        _copy_tree(source, target, place)
     else:
         place(source, target)
 
 
+def _copy_tree(source: Path, target: Path, place: Callable[[str, Path], None]) -> None:
+    """``shutil.copytree`` without its error collection, which turns each OSError into
+    text: the first failure (a full disk) stops the copy as itself, errno and file name.
+    Package trees hold only folders and regular files (integrity.py checks)."""
+    target.mkdir()
+    with os.scandir(source) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_dir():
+                _copy_tree(Path(entry.path), target / entry.name, place)
+            else:
+                place(entry.path, target / entry.name)
+
+
 def _copy(source: str | Path, target: str | Path) -> None:
     """The bytes, and a mode of the user's own: writable, executable if the source is."""
+    failpoint.charge(os.stat(source).st_size, target)
     shutil.copyfile(source, target)
     executable = os.stat(source).st_mode & 0o111
     os.chmod(target, 0o755 if executable else 0o644)
