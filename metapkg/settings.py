@@ -21,7 +21,7 @@ variable and what it takes, instead of failing later with a traceback (``nan`` s
 | METAPKG_HTTP_BACKOFF | seconds before the 2nd attempt, doubling, with jitter (default 0.25) |
 | METAPKG_RATE_LIMIT_WAIT | longest wait for a GitHub rate limit (default 60) |
 | METAPKG_CACHE_LOCK_TIMEOUT | how long `cache clean` waits for running installs (default 30) |
-| METAPKG_FAILPOINT | testing only: fail or die at a step of the install commit |
+| METAPKG_FAILPOINT | testing only: commit:N, commit-kill:N, enospc:N (see failpoint.py) |
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The fault suite in CI: its short mode, and every fault it found as a regression case.
 
 The short mode (``scripts/faults``) kills install, update and remove four times at random
-points and runs a couple of file-system and network faults, all through the real CLI;
+points, fills the disk once (an injected ENOSPC) and runs a couple of file-system and
+network faults, all through the real CLI;
 every promise of reliability/faults must hold. The cases below it are faults the long
 mode found that metapkg does not handle yet: each is marked ``xfail(strict=True)`` with
 what goes wrong, so the fix turns it into a failure that asks for the mark to go.
@@ -104,20 +105,14 @@ def test_network_fault(lab: Lab, name: str) -> None:
 @pytest.mark.parametrize(
     "fill",
     [
-        pytest.param(
-            disk.Fill("project", free=64 * 1024),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="message: 'could not stage the install (Error)' does not say the "
-                "disk is full (a shutil.Error's text is dropped)",
-            ),
-        ),
+        disk.Fill("project", free=64 * 1024),
         disk.Fill("cache", free=0),
     ],
     ids=str,
 )
 def test_full_disk(lab: Lab, fill: disk.Fill) -> None:
-    reason = disk.unavailable()
+    """A real full file system (root only); the short mode injects ENOSPC everywhere."""
+    reason = disk.tmpfs_unavailable()
     if reason is not None:
         pytest.skip(reason)
     outcome = disk.attempt(lab, fill, recover=False)

@@ -332,6 +332,19 @@ def test_unreachable_api_fails_clearly(gh: GH) -> None:
     _nothing_installed(gh)
 
 
+def test_a_full_disk_while_downloading_names_the_cache_folder(gh: GH) -> None:
+    shas = gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+
+    run = gh.install(env={"METAPKG_FAILPOINT": "enospc:0"})  # no byte fits on the disk
+
+    [diag] = assert_fails_with(run, "cache")
+    assert "No space left on device" in diag.message and str(gh.cache) in diag.message
+    _nothing_installed(gh)
+    _no_tree(gh, "acme/tools", shas["c1"])
+    assert_ok(gh.install())
+
+
 # -- missing dependencies ------------------------------------------------------------------
 
 

@@ -155,6 +155,7 @@ def report_install(
         status(f"Kept {path}: no longer needed, but changed since metapkg wrote it", quiet)
     if applied.lock_written:
         status("Wrote metapkg.lock", quiet)
+    print_diagnostics(report.warnings)
 
 
 def changes(old: Lockfile | None, new: Lockfile) -> list[str]:
