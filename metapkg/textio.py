@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from metapkg import failpoint
-from metapkg.diagnostics import MetapkgError
+from metapkg.diagnostics import MetapkgError, UnreadableFile
 from metapkg.safefile import MAX_TEXT_BYTES, NotRegularFile, read_regular
 
 __all__ = ["MAX_TEXT_BYTES", "NotRegularFile", "read_regular", "read_utf8", "write_atomic"]
@@ -28,11 +28,11 @@ def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
     try:
         data = read_regular(path)
     except NotRegularFile as exc:
-        raise MetapkgError.single(rule, shown, f"cannot read it: {exc.strerror}") from None
+        raise UnreadableFile.single(rule, shown, f"cannot read it: {exc.strerror}") from None
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise MetapkgError.single(
+        raise UnreadableFile.single(
             rule, shown, f"cannot read it ({exc.strerror}); check its permissions"
         ) from None
     try:

@@ -52,14 +52,7 @@ def test_short_mode_loses_nothing_and_never_crashes(lab: Lab) -> None:
     [
         "read-only .metapkg",
         "read-only cache",
-        pytest.param(
-            "unreadable metapkg.lock",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a lock that cannot be read (EACCES) is treated as damaged: install "
-                "warns, re-resolves every ref (pins move) and replaces the lock",
-            ),
-        ),
+        "unreadable metapkg.lock",
         pytest.param(
             "unreadable cache file",
             marks=pytest.mark.xfail(
