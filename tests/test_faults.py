@@ -53,14 +53,7 @@ def test_short_mode_loses_nothing_and_never_crashes(lab: Lab) -> None:
         "read-only .metapkg",
         "read-only cache",
         "unreadable metapkg.lock",
-        pytest.param(
-            "unreadable cache file",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="traceback: lock/integrity.py tree_hash reads a cached file "
-                "unguarded (PermissionError) instead of treating the entry as damaged",
-            ),
-        ),
+        "unreadable cache file",
     ],
 )
 def test_file_system_fault(lab: Lab, name: str) -> None:

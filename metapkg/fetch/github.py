@@ -376,6 +376,8 @@ class GitHubSource:
                 )
         try:
             return tree_hash(package, expected=expected)
+        except OSError as exc:  # a cached file no one can read (mode 000): fetch it again
+            raise DamagedEntry(f"{exc.filename} cannot be read ({exc.strerror})") from None
         except TreeError as exc:
             if isinstance(exc, ModifiedInCache):
                 raise
