@@ -67,20 +67,8 @@ def test_file_system_fault(lab: Lab, name: str) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(
-            "403 reset 10^40",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="traceback: OverflowError in fetch/http.py describe() "
-                "(time.localtime of an absurd X-RateLimit-Reset)",
-            ),
-        ),
-        pytest.param(
-            "archive redirect loop",
-            marks=pytest.mark.xfail(
-                strict=True, reason="traceback: httpx.TooManyRedirects is not caught"
-            ),
-        ),
+        "403 reset 10^40",
+        "archive redirect loop",
     ],
 )
 def test_network_fault(lab: Lab, name: str) -> None:
