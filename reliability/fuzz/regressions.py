@@ -55,26 +55,18 @@ CASES = (
         "ranges",
         BIG,
         "ValueError: a version number over 4,300 digits",
-        open_bug="semver.py _partial: int() of a 5,000-digit number (ValueError); cap the "
-        "digits in the grammar",
-        where="ValueError at metapkg/packages/semver.py",
     ),
     Regression(
         "changelog-huge-version",
         "changelog",
         f"## {BIG}.0.0 (2026-01-15)\n\n## 1.0.0 (2026-01-14)\n",
         "ValueError from SemVer.parse while ordering entries",
-        open_bug="semver.py SemVer.parse: int() of a 5,000-digit version (ValueError), "
-        "reached from any package's CHANGELOG.md",
-        where="ValueError at metapkg/packages/semver.py",
     ),
     Regression(
         "changelog-huge-prerelease",
         "changelog",
         f"## 1.0.0-{BIG} (2026-01-15)\n\n## 1.0.0-1 (2026-01-14)\n",
         "ValueError from SemVer.sort_key while ordering entries",
-        open_bug="semver.py SemVer.sort_key: int() of a 5,000-digit prerelease identifier",
-        where="ValueError at metapkg/packages/semver.py",
     ),
     Regression(
         "archive-long-name",
