@@ -13,6 +13,7 @@ The single top folder GitHub adds (``owner-repo-shortsha/``) is removed.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import os
@@ -88,14 +89,9 @@ def extract(archive: Path, destination: Path, source: str) -> dict[str, tuple[in
                     if relative in seen:
                         raise _reject(source, member.name, "the same path twice")
                     seen.add(relative)
-                    try:
-                        written = _write(tar, member, destination / relative)
-                        if written is not None:
-                            record[relative] = written
-                    except (FileExistsError, NotADirectoryError, IsADirectoryError):
-                        raise _reject(
-                            source, member.name, "a file and a folder at one path"
-                        ) from None
+                    written = _write_entry(tar, member, destination / relative, source)
+                    if written is not None:
+                        record[relative] = written
             _finish(stream, source)
         return record
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -140,6 +136,21 @@ def _kind(member: tarfile.TarInfo) -> str:
     if member.isfifo():
         return "FIFO"
     return "not a regular file or folder"
+
+
+def _write_entry(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, source: str
+) -> tuple[int, bool, str] | None:
+    """``_write``, with what the entry's path does to the file system as its error; a full
+    disk stays an OSError (the cache's trouble, not the archive's)."""
+    try:
+        return _write(tar, member, target)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError):
+        raise _reject(source, member.name, "a file and a folder at one path") from None
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        raise _reject(source, member.name, "a name too long for a file system") from None
 
 
 def _write(

@@ -73,9 +73,6 @@ CASES = (
         "archive",
         Archive((Member(f"{TOP}/{'c' * 300}", b"0", b"x", 0o644, ""),), 1, None, None),
         "OSError ENAMETOOLONG escapes extract",
-        open_bug="fetch/archive.py extract: a member name the file system refuses (a "
-        "component over 255 bytes) raises OSError instead of an ArchiveError naming it",
-        where="OSError at metapkg/fetch/archive.py",
     ),
 )
 
