@@ -77,11 +77,6 @@ CASES = (
 )
 
 
-# Not a crash but a blow-up: the provisioned files of a .3md agent grow with the square
-# of its skills when each links the one before (every skill lists its whole chain).
+# Not a crash but a blow-up (fixed): the provisioned files of a .3md agent grew with the
+# square of its skills when each linked the one before (every skill listed its whole chain).
 CHAIN = _chain(200)
-CHAIN_BUG = (
-    "agent3md/provision.py: each skill's 'Depends on' lists its transitive link closure, so "
-    "a chain of n skills writes O(n^2) bytes (a 1 MB .3md would write gigabytes); cap the "
-    "planes or the closure"
-)
