@@ -11,6 +11,7 @@ import itertools
 import re
 from pathlib import Path
 
+from metapkg import limits
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages.models import ChangelogEntry
 from metapkg.packages.semver import SEMVER, SemVer, digits_hint, too_many_digits
@@ -86,7 +87,7 @@ def check(
     path = folder / FILENAME
     display = f"{display_folder}/{FILENAME}"
     try:
-        text = read_regular(path, follow=False).decode("utf-8")
+        text = read_regular(path, cap=limits.CHANGELOG_BYTES, follow=False).decode("utf-8")
     except FileNotFoundError:
         return (), [
             error(

@@ -26,8 +26,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from metapkg.limits import RANGE_CHARS
+
 MAX_DIGITS = 16  # per number: major, minor, patch, a numeric prerelease identifier
-MAX_RANGE_CHARS = 1024
+MAX_RANGE_CHARS = RANGE_CHARS
 
 _NUMBER = rf"(?:0|[1-9][0-9]{{0,{MAX_DIGITS - 1}}})"
 _IDENTIFIER = rf"(?:{_NUMBER}|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"  # of a prerelease
