@@ -2,10 +2,10 @@
 
 The short mode (``scripts/faults``) kills install, update and remove four times at random
 points, fills the disk once (an injected ENOSPC) and runs a couple of file-system and
-network faults, all through the real CLI;
-every promise of reliability/faults must hold. The cases below it are faults the long
-mode found that metapkg does not handle yet: each is marked ``xfail(strict=True)`` with
-what goes wrong, so the fix turns it into a failure that asks for the mark to go.
+network faults, all through the real CLI; every promise of reliability/faults must hold.
+The cases below it are faults the long mode found, kept as regression cases; while one is
+open it is marked ``xfail(strict=True)`` with what goes wrong, so the fix turns it into a
+failure that asks for the mark to go.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_short_mode_loses_nothing_and_never_crashes(lab: Lab) -> None:
     assert sum(t.killed for t in tallies) >= 2, f"the kills did not land\n{report}"
 
 
-# -- faults found by the long mode, not handled yet --------------------------------------------
+# -- faults found by the long mode ---------------------------------------------------------
 
 
 @pytest.mark.parametrize(
