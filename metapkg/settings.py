@@ -24,7 +24,7 @@ variable and what it takes, instead of failing later with a traceback (``nan`` s
 | METAPKG_LARGE_REPO_BYTES | an archive past this fetches packages through git instead (32 MiB) |
 | CI | set (not 0/false): plain progress lines even on a terminal |
 | NO_COLOR, FORCE_COLOR | no colour / colour even when not a terminal (`--color` wins) |
-| METAPKG_FAILPOINT | testing only: fail or die at a step of the install commit |
+| METAPKG_FAILPOINT | testing only: commit:N, commit-kill:N, enospc:N (see failpoint.py) |
 """
 
 from __future__ import annotations

@@ -270,6 +270,20 @@ def test_rate_limit_429_too_far_ahead_fails(gh: GH) -> None:
     _nothing_installed(gh)
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "reset"),
+    [(None, "1" + "0" * 40), (None, "9" * 5000), ("9" * 5000, None), ("\u00b2", "\u00b3")],
+    ids=["reset 10^40", "reset 5000 digits", "retry-after 5000 digits", "superscripts"],
+)
+def test_absurd_rate_limit_headers_read_as_far_ahead(retry_after: str, reset: str) -> None:
+    from metapkg.fetch.http import _RateLimited
+
+    limited = _RateLimited(403, retry_after, reset)
+
+    assert 0 <= limited.wait <= 366 * 24 * 3600
+    assert "rate limit" in limited.describe(None)
+
+
 def test_rate_limit_with_a_token_does_not_print_it(gh: GH) -> None:
     gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
     gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
@@ -331,6 +345,19 @@ def test_unreachable_api_fails_clearly(gh: GH) -> None:
     run = gh.install()
     assert_fails_with(run, "fetch")
     _nothing_installed(gh)
+
+
+def test_a_full_disk_while_downloading_names_the_cache_folder(gh: GH) -> None:
+    shas = gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+
+    run = gh.install(env={"METAPKG_FAILPOINT": "enospc:0"})  # no byte fits on the disk
+
+    [diag] = assert_fails_with(run, "cache")
+    assert "No space left on device" in diag.message and str(gh.cache) in diag.message
+    _nothing_installed(gh)
+    _no_tree(gh, "acme/tools", shas["c1"])
+    assert_ok(gh.install())
 
 
 # -- missing dependencies ------------------------------------------------------------------

@@ -163,13 +163,18 @@ class Cache:
     # -- refs -------------------------------------------------------------------------------
 
     def remember_refs(self, repo: str, refs: dict[str, str]) -> None:
+        """Note what ``refs`` point at, for ``--offline``: an optimisation, so a cache that
+        cannot take the note (read-only, a full disk) costs nothing but the note."""
         known = self.known_refs(repo)
         if all(known.get(ref) == commit for ref, commit in refs.items()):
             return  # nothing new: a read-only warm cache must keep working
         known.update(refs)
         path = self.root / "refs" / f"{repo}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, _json_text(known), durable=False)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, _json_text(known), durable=False)
+        except OSError:
+            return
 
     def known_refs(self, repo: str) -> dict[str, str]:
         """What the refs file says, keeping only commits of the right shape: the file is

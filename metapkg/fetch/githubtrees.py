@@ -125,7 +125,7 @@ class Trees:
         except SparseError:
             raise _GitUnusable from None
         except OSError as exc:
-            raise _cache_error(source, exc) from None
+            raise self._cache_failure(exc, source) from None
 
     def _download(self, repo: str, commit: str, source: str, stop_if_large: bool = False) -> Path:
         """The whole archive, extracted; with ``stop_if_large`` (and git at hand), a
@@ -134,9 +134,10 @@ class Trees:
 
         large = settings.large_repo_bytes() if stop_if_large and self._sparse_possible() else None
         events.emit(events.Downloading(repo, commit))
-        download = self.cache.scratch(".tar.gz")
+        download: Path | None = None
         http = self._http()
         try:
+            download = self.cache.scratch(".tar.gz")
             url, status = f"{self.api}/repos/{repo}/tarball/{commit}", 0
             try:
                 if self.web is not None:  # by commit from the archive host: no REST request
@@ -155,14 +156,24 @@ class Trees:
                 message = f"downloading the archive failed (HTTP {status})"
                 raise FetchError([error("fetch", url, message)])
             events.emit(events.Extracting(repo, commit))
-            try:
-                return self.cache.store_tree(
-                    repo, commit, lambda folder: archive.extract(download, folder, source)
-                )
-            except OSError as exc:  # the archive was fine; the disk was not
-                raise _cache_error(source, exc) from None
+            archive_file = download
+            return self.cache.store_tree(
+                repo, commit, lambda folder: archive.extract(archive_file, folder, source)
+            )
+        except OSError as exc:  # the network was fine; the cache's disk was not
+            raise self._cache_failure(exc, source) from None
         finally:
-            download.unlink(missing_ok=True)
+            if download is not None:
+                download.unlink(missing_ok=True)
+
+    def _cache_failure(self, exc: OSError, source: str) -> FetchError:
+        """A write to the download cache failed (read-only, a full disk): say where."""
+        why = exc.strerror or type(exc).__name__
+        message = (
+            f"could not write the download cache in {self.cache.root} ({why}); make room "
+            f"there or make it writable, or point METAPKG_CACHE_DIR at another folder"
+        )
+        return FetchError([error("cache", source, message)])
 
     # -- integrity --------------------------------------------------------------------------
 
@@ -187,7 +198,10 @@ class Trees:
             raise FetchError([error("cache", source, message)]) from None
 
     def _repair(self, repo: str, key: str, source: str) -> Path:
-        self.cache.discard_tree(repo, key)
+        try:
+            self.cache.discard_tree(repo, key)
+        except OSError as exc:
+            raise self._cache_failure(exc, source) from None
         self.seals.forget(repo, key)
         if (repo, key) in self._parts:
             commit, path = self._parts[(repo, key)]
@@ -221,6 +235,8 @@ class Trees:
         taken = snapshot(package)  # before the read: a change during it shows next run
         try:
             integrity = tree_hash(package, expected=expected)
+        except OSError as exc:  # a cached file no one can read (mode 000): fetch it again
+            raise DamagedEntry(f"{exc.filename} cannot be read ({exc.strerror})") from None
         except TreeError as exc:
             if isinstance(exc, ModifiedInCache):
                 raise
@@ -235,9 +251,3 @@ class _Large(Exception):
 
 class _GitUnusable(Exception):
     """git is missing or failed: use the whole archive."""
-
-
-def _cache_error(source: str, exc: OSError) -> FetchError:
-    where = exc.filename or "the download cache"
-    message = f"could not write the download cache ({exc.strerror or exc}): {where}"
-    return FetchError([error("cache", source, message)])

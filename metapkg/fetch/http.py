@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from metapkg import __version__, events
+from metapkg import __version__, events, failpoint
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch.auth import Token
 
@@ -189,6 +189,7 @@ class Http:
                                     )
                                 ]
                             )
+                        failpoint.charge(len(chunk), target)
                         out.write(chunk)
                         events.emit(events.Received(url, len(chunk), total))
                 _report(url, 200, started)
@@ -211,6 +212,9 @@ class Http:
                         [error("rate-limit", url, limited.describe(self.token))]
                     ) from None
                 self._pause(url, limited.reset_at)
+            except httpx.TooManyRedirects:
+                message = "it redirects in a loop (too many redirects), so it cannot be fetched"
+                raise FetchError([error("fetch", url, message)]) from None
             except (_ServerError, httpx.TransportError) as exc:
                 if attempt >= self.policy.attempts:
                     message = (
@@ -255,19 +259,33 @@ class _ServerError(Exception):
     pass
 
 
+_FAR = 366 * 24 * 3600.0  # a rate limit said to reset further ahead reads as this far
+
+
+def _whole(text: str | None, cap: float) -> float | None:
+    """A header's whole number, at most ``cap``: a server can send any number of digits
+    (``X-RateLimit-Reset: 10^40`` is past what a clock or ``int()`` can take)."""
+    text = (text or "").strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    return cap if len(text) > 15 else min(float(text), cap)
+
+
 class _RateLimited(Exception):
     def __init__(self, status: int, retry_after: str | None, reset: str | None) -> None:
         super().__init__(status)
         now = time.time()
         self.reset_at = now
-        if retry_after and retry_after.strip().isdigit():
-            self.reset_at = now + int(retry_after)
-        elif reset and reset.strip().isdigit():
-            self.reset_at = float(reset)
+        wait, reset_at = _whole(retry_after, _FAR), _whole(reset, now + _FAR)
+        if wait is not None:
+            self.reset_at = now + wait
+        elif reset_at is not None:
+            self.reset_at = reset_at
         self.wait = max(0.0, self.reset_at - now)
 
     def describe(self, token: Token | None) -> str:
-        when = time.strftime("%H:%M:%S", time.localtime(self.reset_at))
+        shape = "%H:%M:%S" if self.wait < 12 * 3600 else "%Y-%m-%d %H:%M:%S"
+        when = time.strftime(shape, time.localtime(self.reset_at))
         hint = (
             "set GITHUB_TOKEN (or run `metapkg auth login`) for a much higher limit"
             if token is None
