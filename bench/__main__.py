@@ -47,18 +47,27 @@ class Row:
     met: str = ""
 
 
+PEAK_RSS: dict[str, int] = {}  # the last run's peak resident memory (KiB), by command
+
+
 def metapkg(*args: str, cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "metapkg", "-q", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"metapkg {' '.join(args)} failed in {cwd}:\n{done.stderr}")
+    """Run the CLI; its wall time. Its peak RSS (os.wait4's rusage) goes to PEAK_RSS."""
+    with tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "metapkg", "-q", *args],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        PEAK_RSS[args[0]] = usage.ru_maxrss
+        if process.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"metapkg {' '.join(args)} failed in {cwd}:\n{err.read()}")
     return elapsed
 
 
@@ -292,11 +301,20 @@ def scaling_table(work: Path, counts: list[int], base: Shape, latency: float) ->
         bench = Bench(work / f"scale-{count}", shape, latency, runs=1 if count > 1000 else 3)
         try:
             cold, _, lock, cache = bench.cold()
+            rss = PEAK_RSS["install"]
             warm, _, project = bench.warm(lock, cache)
             noop = bench.noop(project, cache)
         finally:
             bench.close()
-        rows.append([str(count), f"{cold:.2f} s", f"{warm:.2f} s", f"{noop * 1000:.0f} ms"])
+        rows.append(
+            [
+                str(count),
+                f"{cold:.2f} s",
+                f"{warm:.2f} s",
+                f"{noop * 1000:.0f} ms",
+                f"{rss / 1024:.0f} MiB",
+            ]
+        )
     return rows
 
 
@@ -318,8 +336,8 @@ def render(rows: list[Row], scale: list[list[str]], shape: Shape, latency: float
             "",
             "## Scaling (same shape, repositories = packages / 10)",
             "",
-            "| packages | cold install | warm install | no-op install |",
-            "|---|---|---|---|",
+            "| packages | cold install | warm install | no-op install | peak RSS (cold) |",
+            "|---|---|---|---|---|",
             *(f"| {' | '.join(r)} |" for r in scale),
         ]
     return "\n".join(lines) + "\n"

@@ -66,6 +66,11 @@ class MetapkgError(Exception):
         return cls([error(rule, path, message, line)])
 
 
+class UnreadableFile(MetapkgError):
+    """The system would not let metapkg read a file (permissions, a folder or a FIFO in
+    its place): nothing is known about its content, so it is not damaged either."""
+
+
 class UsageError(MetapkgError):
     """The command line itself is wrong (exit code 2)."""
 

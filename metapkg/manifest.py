@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from metapkg import yamlsafe
+from metapkg import limits, yamlsafe
 from metapkg.diagnostics import Diagnostic, ManifestError, error
 from metapkg.origins import Origin, OriginSyntaxError, parse_origin, split_range
 from metapkg.packages.models import PLURAL, Dependency, Kind
@@ -77,6 +77,10 @@ def read(project: Path) -> Manifest:
 
 def parse(text: str, path: Path) -> Manifest:
     display = path.name
+    if (found := limits.size(text)) > limits.MANIFEST_BYTES:
+        raise ManifestError.single(
+            "manifest", display, limits.over(display, found, limits.MANIFEST_BYTES)
+        )
     try:
         data = yamlsafe.load(text)
     except yamlsafe.YamlProblem as exc:

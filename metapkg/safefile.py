@@ -44,17 +44,21 @@ def read_regular(
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(0, f"not a regular file ({_kind(info.st_mode)})", str(path))
         if info.st_size > cap:
-            raise NotRegularFile(0, f"{info.st_size} bytes, over the {cap} byte cap", str(path))
+            raise NotRegularFile(0, _over(info.st_size, cap), str(path))
         chunks = []
         size = 0
         while chunk := os.read(descriptor, 1 << 20):
             size += len(chunk)
             if size > cap:  # it grew while being read
-                raise NotRegularFile(0, f"over the {cap} byte cap", str(path))
+                raise NotRegularFile(0, _over(size, cap), str(path))
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
         os.close(descriptor)
+
+
+def _over(size: int, cap: int) -> str:
+    return f"it holds {size:,} bytes or more, over the cap of {cap:,} bytes for this kind of file"
 
 
 def _kind(mode: int) -> str:

@@ -21,9 +21,10 @@ variable and what it takes, instead of failing later with a traceback (``nan`` s
 | METAPKG_HTTP_BACKOFF | seconds before the 2nd attempt, doubling, with jitter (default 0.25) |
 | METAPKG_RATE_LIMIT_WAIT | longest wait for a GitHub rate limit (default 60) |
 | METAPKG_CACHE_LOCK_TIMEOUT | how long `cache clean` waits for running installs (default 30) |
+| METAPKG_LARGE_REPO_BYTES | an archive past this fetches packages through git instead (32 MiB) |
 | CI | set (not 0/false): plain progress lines even on a terminal |
 | NO_COLOR, FORCE_COLOR | no colour / colour even when not a terminal (`--color` wins) |
-| METAPKG_FAILPOINT | testing only: fail or die at a step of the install commit |
+| METAPKG_FAILPOINT | testing only: commit:N, commit-kill:N, enospc:N (see failpoint.py) |
 """
 
 from __future__ import annotations
@@ -134,6 +135,12 @@ def rate_limit_wait() -> float:
 
 def cache_lock_timeout() -> float:
     return _number("METAPKG_CACHE_LOCK_TIMEOUT", 30.0, 0.0, 3600.0)
+
+
+def large_repo_bytes() -> int:
+    """Past this size a repository's archive download stops, and each package's folder
+    is fetched through git's partial clone (fetch/githubtrees.py)."""
+    return int(_number("METAPKG_LARGE_REPO_BYTES", 32 * 1024 * 1024, 1024, 2**40, integer=True))
 
 
 def ci() -> bool:

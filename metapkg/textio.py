@@ -15,7 +15,8 @@ import os
 import threading
 from pathlib import Path
 
-from metapkg.diagnostics import MetapkgError
+from metapkg import failpoint
+from metapkg.diagnostics import MetapkgError, UnreadableFile
 from metapkg.safefile import MAX_TEXT_BYTES, NotRegularFile, read_regular
 
 __all__ = ["MAX_TEXT_BYTES", "NotRegularFile", "read_regular", "read_utf8", "write_atomic"]
@@ -27,11 +28,11 @@ def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
     try:
         data = read_regular(path)
     except NotRegularFile as exc:
-        raise MetapkgError.single(rule, shown, f"cannot read it: {exc.strerror}") from None
+        raise UnreadableFile.single(rule, shown, f"cannot read it: {exc.strerror}") from None
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise MetapkgError.single(
+        raise UnreadableFile.single(
             rule, shown, f"cannot read it ({exc.strerror}); check its permissions"
         ) from None
     try:
@@ -54,9 +55,11 @@ def write_atomic(path: Path, text: str, durable: bool = True) -> None:
     fsyncs cost 10-30 ms each on a virtual disk, per repository.
     """
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    data = text.encode("utf-8")
     try:
-        with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with open(temporary, "wb") as handle:
+            failpoint.charge(len(data), path)
+            handle.write(data)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -218,6 +218,12 @@ def test_a_file_where_a_folder_is_expected_is_an_archive_error(tmp_path: Path) -
     _rejected(tmp_path, [reg("a", b"file"), reg("a/b", b"child")])
 
 
+def test_a_name_too_long_for_the_file_system_is_an_archive_error(tmp_path: Path) -> None:
+    """A component over 255 bytes: ENAMETOOLONG underneath, reported naming the entry."""
+    message = _rejected(tmp_path, [reg("c" * 300, b"x")])
+    assert "c" * 300 in message and "too long" in message
+
+
 def test_archive_cut_inside_a_file_is_an_archive_error(tmp_path: Path) -> None:
     data = tarball([reg(f"f{i}.txt", os.urandom(4000)) for i in range(10)], top=TOP)
     path = tmp_path / "cut.tar.gz"

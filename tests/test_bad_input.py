@@ -26,6 +26,20 @@ def test_files_that_are_not_utf8(cli, tmp_path: Path, name: str) -> None:
         assert run.code == 1
 
 
+def test_a_lock_that_cannot_be_read_is_an_error_not_damage(cli, tmp_path: Path) -> None:
+    """Damage (not text, not YAML) is replaced with a warning; a lock the system will not
+    let metapkg read (no permission, a folder in its place) may be perfectly good, so it
+    is never replaced: the install stops and says why, as for the manifest."""
+    skill = make_skill(tmp_path / "cat", "tool")
+    project = tmp_path / "proj"
+    write_manifest(project, skills=[file_origin(skill)])
+    (project / "metapkg.lock").mkdir()
+    run = cli("install", cwd=project)
+    assert run.code == 1 and "Traceback" not in run.err
+    assert run.err.startswith("metapkg.lock: error[lock]: cannot read it"), run.err
+    assert (project / "metapkg.lock").is_dir() and not (project / ".agents").exists()
+
+
 @pytest.mark.parametrize(
     "text",
     ["dependencies:\n  skills: [\n", "- a\n", "dependencies: [a]\n", "surprise: 1\n"],

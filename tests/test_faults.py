@@ -1,10 +1,11 @@
 """The fault suite in CI: its short mode, and every fault it found as a regression case.
 
 The short mode (``scripts/faults``) kills install, update and remove ten times at random
-points and runs a couple of file-system and network faults, all through the real CLI;
-every promise of reliability/faults must hold. The cases below it are faults the long
-mode found that metapkg does not handle yet: each is marked ``xfail(strict=True)`` with
-what goes wrong, so the fix turns it into a failure that asks for the mark to go.
+points, fills the disk once (an injected ENOSPC) and runs a couple of file-system and
+network faults, all through the real CLI; every promise of reliability/faults must hold.
+The cases below it are faults the long mode found, kept as regression cases; while one is
+open it is marked ``xfail(strict=True)`` with what goes wrong, so the fix turns it into a
+failure that asks for the mark to go.
 """
 
 from __future__ import annotations
@@ -43,45 +44,16 @@ def test_short_mode_loses_nothing_and_never_crashes(lab: Lab) -> None:
     assert sum(t.killed for t in tallies) >= 3, f"the kills did not land\n{report}"
 
 
-# -- faults found by the long mode, not handled yet --------------------------------------------
+# -- faults found by the long mode ---------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(
-            "read-only .metapkg",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="traceback: Transaction() creates .metapkg/tx-*/stage outside the "
-                "try that turns OSError into a diagnostic (metapkg/provision/stage.py:49); "
-                "ENOSPC there (a full disk) ends the same way",
-            ),
-        ),
-        pytest.param(
-            "read-only cache",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="traceback: the refs JSON is written on close, unguarded "
-                "(fetch/cache.py remember_refs -> textio.write_atomic PermissionError)",
-            ),
-        ),
-        pytest.param(
-            "unreadable metapkg.lock",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a lock that cannot be read (EACCES) is treated as damaged: install "
-                "warns, re-resolves every ref (pins move) and replaces the lock",
-            ),
-        ),
-        pytest.param(
-            "unreadable cache file",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="traceback: lock/integrity.py tree_hash reads a cached file "
-                "unguarded (PermissionError) instead of treating the entry as damaged",
-            ),
-        ),
+        "read-only .metapkg",
+        "read-only cache",
+        "unreadable metapkg.lock",
+        "unreadable cache file",
     ],
 )
 def test_file_system_fault(lab: Lab, name: str) -> None:
@@ -95,20 +67,8 @@ def test_file_system_fault(lab: Lab, name: str) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(
-            "403 reset 10^40",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="traceback: OverflowError in fetch/http.py describe() "
-                "(time.localtime of an absurd X-RateLimit-Reset)",
-            ),
-        ),
-        pytest.param(
-            "archive redirect loop",
-            marks=pytest.mark.xfail(
-                strict=True, reason="traceback: httpx.TooManyRedirects is not caught"
-            ),
-        ),
+        "403 reset 10^40",
+        "archive redirect loop",
     ],
 )
 def test_network_fault(lab: Lab, name: str) -> None:
@@ -120,19 +80,13 @@ def test_network_fault(lab: Lab, name: str) -> None:
     "fill",
     [
         disk.Fill("project", free=64 * 1024),
-        pytest.param(
-            disk.Fill("cache", free=0),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="message: 'could not write the download cache (No space left on "
-                "device): None' (the filename is None)",
-            ),
-        ),
+        disk.Fill("cache", free=0),
     ],
     ids=str,
 )
 def test_full_disk(lab: Lab, fill: disk.Fill) -> None:
-    reason = disk.unavailable()
+    """A real full file system (root only); the short mode injects ENOSPC everywhere."""
+    reason = disk.tmpfs_unavailable()
     if reason is not None:
         pytest.skip(reason)
     outcome = disk.attempt(lab, fill, recover=False)

@@ -392,6 +392,31 @@ def test_a_repository_named_both_ways_is_downloaded_once_and_the_old_name_is_rep
     )
 
 
+def test_cache_clean_of_one_package_or_repository_leaves_the_rest(gh: GH) -> None:
+    shas = gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    other = gh.repo("acme/more", {"c1": {"skills": {"beta": {}}}})
+    gh.manifest(
+        skills=[
+            skill_origin("acme/tools", "main", "alpha"),
+            skill_origin("acme/more", "main", "beta"),
+        ]
+    )
+    assert_ok(gh.install())
+    assert_ok(gh.run("cache", "clean", "alpha"))  # a short name of the lock
+    assert not (gh.cache / "github/acme/tools" / shas["c1"]).exists()
+    assert (gh.cache / "github/acme/more" / other["c1"]).is_dir()
+    gh.forget_install()
+    gh.server.clear_log()
+    assert_ok(gh.install("--frozen"))
+    assert gh.count("/tarball/") == 1  # only the cleaned entry is fetched again
+    assert_ok(gh.run("cache", "clean", "acme/more"))  # a repository
+    assert not (gh.cache / "github/acme/more").exists()
+    assert (gh.cache / "github/acme/tools" / shas["c1"]).is_dir()
+    run = gh.run("cache", "clean", "nope")
+    assert_fails_with(run, "cache")
+    assert (gh.cache / "github/acme/tools" / shas["c1"]).is_dir()
+
+
 # -- --frozen and --offline ----------------------------------------------------------------
 
 

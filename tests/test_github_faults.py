@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import tarfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -269,6 +270,20 @@ def test_rate_limit_429_too_far_ahead_fails(gh: GH) -> None:
     _nothing_installed(gh)
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "reset"),
+    [(None, "1" + "0" * 40), (None, "9" * 5000), ("9" * 5000, None), ("\u00b2", "\u00b3")],
+    ids=["reset 10^40", "reset 5000 digits", "retry-after 5000 digits", "superscripts"],
+)
+def test_absurd_rate_limit_headers_read_as_far_ahead(retry_after: str, reset: str) -> None:
+    from metapkg.fetch.http import _RateLimited
+
+    limited = _RateLimited(403, retry_after, reset)
+
+    assert 0 <= limited.wait <= 366 * 24 * 3600
+    assert "rate limit" in limited.describe(None)
+
+
 def test_rate_limit_with_a_token_does_not_print_it(gh: GH) -> None:
     gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
     gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
@@ -330,6 +345,19 @@ def test_unreachable_api_fails_clearly(gh: GH) -> None:
     run = gh.install()
     assert_fails_with(run, "fetch")
     _nothing_installed(gh)
+
+
+def test_a_full_disk_while_downloading_names_the_cache_folder(gh: GH) -> None:
+    shas = gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+
+    run = gh.install(env={"METAPKG_FAILPOINT": "enospc:0"})  # no byte fits on the disk
+
+    [diag] = assert_fails_with(run, "cache")
+    assert "No space left on device" in diag.message and str(gh.cache) in diag.message
+    _nothing_installed(gh)
+    _no_tree(gh, "acme/tools", shas["c1"])
+    assert_ok(gh.install())
 
 
 # -- missing dependencies ------------------------------------------------------------------
@@ -406,3 +434,28 @@ def test_auth_refusal_on_the_archive_is_reported(gh: GH) -> None:
     assert_fails_with(run, "auth")
     assert SECRET not in run.out + run.err
     _nothing_installed(gh)
+
+
+def test_a_rate_limit_pauses_every_worker_until_it_resets(gh: GH) -> None:
+    # One answer says the quota is spent: a request another worker starts afterwards waits
+    # for the reset too, instead of spending a request on another 403.
+    from metapkg.fetch.http import Http, Policy
+
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.repo("acme/more", {"c1": {"skills": {"beta": {}}}})
+    gh.server.rate_limit(r"/repos/acme/tools/commits/", times=1, kind="403", reset_after=1)
+    http = Http(None, 4, Policy(attempts=3, backoff=0.01, rate_limit_wait=5, timeout=5))
+    first = threading.Thread(
+        target=http.get, args=(f"{gh.server.api_url}/repos/acme/tools/commits/main",)
+    )
+    first.start()
+    while not any(r.status == 403 for r in gh.server.requests):
+        time.sleep(0.01)
+    started = time.time()
+    reply = http.get(f"{gh.server.api_url}/repos/acme/more/commits/main")
+    waited = time.time() - started
+    first.join()
+    http.close()
+    assert reply.status == 200
+    assert waited >= 0.3, f"the second worker did not wait for the reset ({waited:.2f}s)"
+    assert [r.status for r in gh.server.requests].count(403) == 1

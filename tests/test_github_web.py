@@ -82,3 +82,40 @@ def test_offline_after_an_advertised_install(gh: GH) -> None:
     gh.server.clear_log()
     assert_ok(gh.run("install", "--offline", cwd=other))
     assert gh.server.requests == []
+
+
+def test_a_big_repository_fetches_only_each_package_folder_through_git(gh: GH) -> None:
+    import base64
+    import os as _os
+
+    noise = base64.b64encode(_os.urandom(300_000)).decode()  # ~400 KB that does not compress
+    gh.repo(
+        "acme/mono",
+        {"c1": {"skills": {"alpha": {}, "beta": {}}, "files": {"assets/noise.txt": noise}}},
+    )
+    gh.manifest(
+        skills=[
+            skill_origin("acme/mono", "main", "alpha"),
+            skill_origin("acme/mono", "main", "beta"),
+        ]
+    )
+    whole = assert_ok(gh.install(env={"METAPKG_CACHE_DIR": str(gh.tmp / "whole")}))
+    assert whole.code == 0
+    expected = {fqn: p["integrity"] for fqn, p in gh.packages().items()}
+    (gh.project / "metapkg.lock").unlink()
+    gh.forget_install()
+    gh.server.clear_log()
+
+    assert_ok(gh.install(env={"METAPKG_LARGE_REPO_BYTES": "100000"}))
+    assert {fqn: p["integrity"] for fqn, p in gh.packages().items()} == expected
+    assert gh.count(r"/git-upload-pack", "web") >= 2  # the folders, through git
+    sha = gh.sha("acme/mono", "main")
+    cached = sorted(p.name for p in (gh.cache / "github/acme/mono").iterdir())
+    assert sha not in cached  # the archive was stopped, never extracted
+    assert len([name for name in cached if name.startswith(f"{sha}-") and "." not in name]) == 2
+    assert (gh.project / ".agents/skills/beta/SKILL.md").is_file()
+
+    gh.forget_install()  # the cache now knows the repository is big: no archive at all
+    gh.server.clear_log()
+    assert_ok(gh.install("--reinstall", env={"METAPKG_LARGE_REPO_BYTES": "100000"}))
+    assert gh.count(r"", "download") == 0 and gh.count(r"/git-upload-pack", "web") == 0

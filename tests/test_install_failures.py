@@ -443,6 +443,25 @@ def test_a_collision_on_reinstall_keeps_the_previous_install(cli, tmp_path: Path
     assert snapshot(project) == before
 
 
+def test_an_install_that_cannot_record_its_state_succeeds_with_a_warning(
+    cli, tmp_path: Path
+) -> None:
+    """The state file is written after the commit (a full disk can strike there): the
+    install happened, so it must not end in a traceback or an error, and the next
+    install adopts what is in place."""
+    project = tmp_path / "proj"
+    write_manifest(project, skills=[file_origin(make_skill(tmp_path / "cat", "a"))])
+    (project / ".metapkg" / "state.json").mkdir(parents=True)  # cannot be replaced
+
+    run = assert_ok(cli("install", cwd=project))
+
+    assert ".metapkg/state.json: warning[state]: installed, but could not update" in run.err
+    assert (project / ".agents/skills/a/SKILL.md").is_file()
+    (project / ".metapkg" / "state.json").rmdir()
+    assert_ok(cli("install", cwd=project))
+    assert_ok(cli("verify", cwd=project))
+
+
 # -- untrusted lockfiles and bad command lines -----------------------------------------------
 
 

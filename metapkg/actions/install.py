@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from metapkg import __version__, events
-from metapkg.diagnostics import Diagnostic, LockError, ProvisionError, error
+from metapkg.diagnostics import Diagnostic, LockError, ProvisionError, error, warning
 from metapkg.provision import state
 from metapkg.provision.stage import STATE_DIR, recover
-from metapkg.provision.uptodate import up_to_date
+from metapkg.provision.uptodate import STATE_FILE, up_to_date
 from metapkg.provision.values import placeholder_values
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ class InstallReport:
     applied: Applied | None = None  # with dry_run: what would be applied
     recovered: tuple[str, ...] = ()
     dry_run: bool = False
+    warnings: tuple[Diagnostic, ...] = ()
 
 
 @contextlib.contextmanager
@@ -125,9 +126,24 @@ def install(
             for node in resolution.resolved.packages.values()
             if node.origin.is_local
         ]
-        state.save(project, applied.owned, file_roots, values, __version__)
-        _update_gitignore(project, applied)
-    return InstallReport(False, resolution, applied, recovered)
+        # The install is committed: what follows is bookkeeping, which a full disk must
+        # not turn into a failure of an install that happened.
+        warnings = []
+        try:
+            state.save(project, applied.owned, file_roots, values, __version__)
+        except OSError as exc:
+            again = "the next install checks the provisioned files again"
+            warnings.append(_unrecorded(STATE_FILE, exc, again))
+        try:
+            _update_gitignore(project, applied)
+        except OSError as exc:
+            warnings.append(_unrecorded(".gitignore", exc, "its metapkg block is out of date"))
+    return InstallReport(False, resolution, applied, recovered, warnings=tuple(warnings))
+
+
+def _unrecorded(path: str, exc: OSError, consequence: str) -> Diagnostic:
+    why = exc.strerror or type(exc).__name__
+    return warning("state", path, f"installed, but could not update {path} ({why}); {consequence}")
 
 
 def timed(name: str, work: Callable[[], T]) -> T:

@@ -19,6 +19,7 @@ from metapkg.diagnostics import (
     MetapkgError,
     PackageError,
     ResolutionError,
+    UnreadableFile,
     error,
     warning,
 )
@@ -60,6 +61,8 @@ def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
         text = read_utf8(path, "lock")
     except FileNotFoundError:
         return None, None
+    except UnreadableFile as exc:  # the system said no: not damage, so never replaced
+        raise LockError(exc.diagnostics) from None
     except MetapkgError as exc:  # not even text: as damaged as a lock gets
         raise lockfmt.UnreadableLock(exc.diagnostics) from None
     return lockfmt.parse(text), text

@@ -114,5 +114,5 @@ def summarize(report: InstallReport) -> Summary:
         lock_written=applied.lock_written,
         recovered=report.recovered,
         notes=resolution.plan.notes,
-        warnings=resolution.warnings,
+        warnings=resolution.warnings + report.warnings,
     )

@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from metapkg import yamlsafe
+from metapkg import limits, yamlsafe
 from metapkg.agent3md import metadata
 from metapkg.agent3md.agent import read_agent
 from metapkg.agent3md.document import Document, format_z
@@ -33,6 +33,7 @@ from metapkg.packages.frontmatter import Frontmatter
 from metapkg.packages.models import Agent
 from metapkg.packages.names import NAME
 from metapkg.packages.rules import fields, files, unicode
+from metapkg.safefile import read_regular
 
 SUFFIX = ".3md"
 
@@ -137,7 +138,7 @@ def _layout_problem(folder: Path, found: list[Path]) -> str | None:
 
 def _read(path: Path, shown: str) -> tuple[Report | None, list[Diagnostic]]:
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_regular(path, cap=limits.AGENT_3MD_BYTES, follow=False).decode("utf-8")
     except UnicodeDecodeError:
         return None, [error("parse", shown, "not UTF-8 text; save the file as UTF-8")]
     except OSError as exc:

@@ -5,7 +5,10 @@ plane becomes an agent file (frontmatter ``name`` and ``description``, then the 
 body and a list of the agent's skills), and each skill plane becomes a skill folder whose
 SKILL.md carries ``name`` (the label in kebab-case) and ``description`` (the body's first
 paragraph and the triggers), the body verbatim, the tool template and inputs as usage, and
-the skills its ``[[z=N]]`` links pull in, transitively, as the reference's ``resolve`` does.
+the skills its ``[[z=N]]`` links name. Only its direct links: every skill of the agent is
+installed, and each lists its own links, so a reader (or a model) follows the chain the
+way the reference's ``resolve`` does. Listing each skill's transitive closure instead
+would write the square of a chain's length (a chain of 200 skills, 20,000 lines).
 
 Pure: text in, bytes out, no filesystem. The same text always gives the same bytes. The
 3md ``model`` and ``tools`` keys are not copied into host frontmatter on purpose: ``model``
@@ -200,35 +203,21 @@ def _usage(skill: SkillPlane) -> list[str]:
 
 
 def _depends_on(context: _Context, skill: SkillPlane) -> list[str]:
-    chain = _resolve(context.agent, skill)[1:]
-    if not chain:
+    """The skills this one links to, each once, in the order of its links (links to the
+    identity plane or to itself are not dependencies)."""
+    linked = dict.fromkeys(z for z in skill.links if z != skill.z)
+    direct = [s for z in linked if (s := context.agent.skill_at(z)) is not None]
+    if not direct:
         return []
     lines = [
         "## Depends on",
         "",
-        f"This skill's `[[z=N]]` links pull in these skills of the {context.name} agent; "
-        f"use them with it:",
+        f"This skill's `[[z=N]]` links name these skills of the {context.name} agent; use "
+        f"them with it (each lists the skills it needs in turn):",
         "",
     ]
-    for dependency in chain:
+    for dependency in direct:
         z = format_z(dependency.z)
         lines.append(f"- {code_span(context.skill_names[dependency.z])} ([[z={z}]])")
     lines.append("")
     return lines
-
-
-def _resolve(agent: AgentDocument, start: SkillPlane) -> list[SkillPlane]:
-    """The skill and its transitive link dependencies, each once, depth first (the
-    reference's ``resolve``); links to the identity plane are not dependencies."""
-    out: list[SkillPlane] = []
-    seen: set[float] = set()
-    stack = [start]
-    while stack:
-        skill = stack.pop()
-        if skill.z in seen:
-            continue
-        seen.add(skill.z)
-        out.append(skill)
-        found = (agent.skill_at(z) for z in skill.links)
-        stack.extend(reversed([s for s in found if s is not None]))
-    return out

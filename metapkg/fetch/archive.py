@@ -13,6 +13,7 @@ The single top folder GitHub adds (``owner-repo-shortsha/``) is removed.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import os
@@ -20,6 +21,7 @@ import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from metapkg import failpoint
 from metapkg.diagnostics import FetchError, error
 from metapkg.integrity import SEALED_MTIME_NS
 
@@ -88,14 +90,9 @@ def extract(archive: Path, destination: Path, source: str) -> dict[str, tuple[in
                     if relative in seen:
                         raise _reject(source, member.name, "the same path twice")
                     seen.add(relative)
-                    try:
-                        written = _write(tar, member, destination / relative, made)
-                        if written is not None:
-                            record[relative] = written
-                    except (FileExistsError, NotADirectoryError, IsADirectoryError):
-                        raise _reject(
-                            source, member.name, "a file and a folder at one path"
-                        ) from None
+                    written = _write_entry(tar, member, destination / relative, source, made)
+                    if written is not None:
+                        record[relative] = written
             _finish(stream, source)
         return record
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -142,6 +139,21 @@ def _kind(member: tarfile.TarInfo) -> str:
     return "not a regular file or folder"
 
 
+def _write_entry(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, source: str, made: set[Path]
+) -> tuple[int, bool, str] | None:
+    """``_write``, with what the entry's path does to the file system as its error; a full
+    disk stays an OSError (the cache's trouble, not the archive's)."""
+    try:
+        return _write(tar, member, target, made)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError):
+        raise _reject(source, member.name, "a file and a folder at one path") from None
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        raise _reject(source, member.name, "a name too long for a file system") from None
+
+
 def _write(
     tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, made: set[Path]
 ) -> tuple[int, bool, str] | None:
@@ -163,6 +175,7 @@ def _write(
         while chunk := stream.read(1 << 20):
             digest.update(chunk)
             size += len(chunk)
+            failpoint.charge(len(chunk), target)
             out.write(chunk)
         out.flush()
         os.utime(out.fileno(), ns=(SEALED_MTIME_NS, SEALED_MTIME_NS))

@@ -28,7 +28,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from metapkg import jsonsafe, settings
@@ -147,16 +147,34 @@ class Cache:
             os.rename(tree, trash / "tree")
             shutil.rmtree(trash, onerror=_make_writable_and_retry)
 
+    def is_large(self, repo: str) -> bool:
+        """Was ``repo`` found too big to download whole (githubtrees.py)?"""
+        self._use()
+        return (self.root / "github" / repo / ".large").is_file()
+
+    def mark_large(self, repo: str) -> None:
+        folder = self.root / "github" / repo
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / ".large").touch()
+        except OSError:
+            pass  # an optimisation: the next run finds out again
+
     # -- refs -------------------------------------------------------------------------------
 
     def remember_refs(self, repo: str, refs: dict[str, str]) -> None:
+        """Note what ``refs`` point at, for ``--offline``: an optimisation, so a cache that
+        cannot take the note (read-only, a full disk) costs nothing but the note."""
         known = self.known_refs(repo)
         if all(known.get(ref) == commit for ref, commit in refs.items()):
             return  # nothing new: a read-only warm cache must keep working
         known.update(refs)
         path = self.root / "refs" / f"{repo}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, _json_text(known), durable=False)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, _json_text(known), durable=False)
+        except OSError:
+            return
 
     def known_refs(self, repo: str) -> dict[str, str]:
         """What the refs file says, keeping only commits of the right shape: the file is
@@ -182,8 +200,11 @@ class Cache:
 
     # -- cleaning ---------------------------------------------------------------------------
 
-    def clean(self, timeout: float | None = None) -> int:
-        """Delete everything; return the number of bytes freed.
+    def clean(
+        self, entries: Sequence[tuple[str, str | None]] = (), timeout: float | None = None
+    ) -> int:
+        """Delete everything, or only ``entries`` ((repo, commit): one tree; (repo, None):
+        every tree and remembered ref of the repository); return the bytes freed.
 
         Waits (up to ``timeout``) for running installs to finish; raises
         cachelock.CacheBusy when they do not.
@@ -193,14 +214,26 @@ class Cache:
         wait = settings.cache_lock_timeout() if timeout is None else timeout
         handle = cachelock.exclusive(self.root, wait)
         try:
-            size = _size(self.root)
-            for entry in list(os.scandir(self.root)):
-                if entry.name == cachelock.LOCK_NAME:
-                    continue
-                _delete(Path(entry.path))
+            if entries:
+                paths = [path for repo, commit in entries for path in self._paths(repo, commit)]
+            else:
+                paths = [
+                    Path(e.path) for e in os.scandir(self.root) if e.name != cachelock.LOCK_NAME
+                ]
+            size = sum(_size(path) for path in paths)
+            for path in paths:
+                _delete(path)
         finally:
             handle.close()
+        self._records.clear()
         return size
+
+    def _paths(self, repo: str, commit: str | None) -> list[Path]:
+        if commit is None:
+            return [self.root / "github" / repo, self.root / "refs" / f"{repo}.json"]
+        record = self._record_path(repo, commit)
+        parts = list((self.root / "github" / repo).glob(f"{commit}-*"))  # githubtrees.part_key
+        return [self.tree(repo, commit), record, record.with_name(f"{commit}.seal.json"), *parts]
 
     def _sweep_stale_temporaries(self) -> None:
         """Partial downloads and extractions of a killed metapkg, left in tmp/: gone."""
@@ -258,6 +291,8 @@ def _json_text(data: object) -> str:
 
 
 def _size(root: Path) -> int:
+    if not root.is_dir() or root.is_symlink():
+        return root.lstat().st_size if os.path.lexists(root) else 0
     total = 0
     for folder, _, files in os.walk(root):
         for name in files:

@@ -32,14 +32,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from metapkg import events, jsonsafe, settings
+from metapkg import jsonsafe, settings
 from metapkg.diagnostics import Diagnostic, FetchError, error
-from metapkg.fetch import archive
-from metapkg.fetch.cache import Cache, DamagedEntry
+from metapkg.fetch.cache import Cache
+from metapkg.fetch.githubtrees import Trees
 from metapkg.fetch.gitrefs import Advertisement, might_be_abbreviated_sha, parse_advertisement
 from metapkg.fetch.once import Once
 from metapkg.fetch.renames import Renames
-from metapkg.fetch.seals import Seals, snapshot
 from metapkg.fetch.source import (
     Fetched,
     Located,
@@ -52,9 +51,7 @@ from metapkg.fetch.source import (
 from metapkg.fetch.sources import FetchOptions
 from metapkg.fetch.tags import package_tags
 from metapkg.fetch.webhost import usable_reply, web_host
-from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import GitHubOrigin, Origin
-from metapkg.packages.load import detect_kind
 
 DEFAULT_API = "https://api.github.com"
 SHA_MEDIA_TYPE = "application/vnd.github.sha"
@@ -72,7 +69,6 @@ class GitHubSource:
     def __init__(self, options: FetchOptions, cache: Cache | None = None) -> None:
         self.options = options
         self.cache = cache or Cache()
-        self.seals = Seals(self.cache.root)
         self.renames = Renames()  # repositories GitHub redirected to a new name
         self.api = api_url()
         self.pins = {
@@ -81,11 +77,12 @@ class GitHubSource:
             if (p.repo, p.ref) not in options.unpinned
         }
         self._refs: Once[tuple[str, str], str | None] = Once()
-        self._trees: Once[tuple[str, str], Path] = Once()
         self._tags: Once[str, dict[str, str]] = Once()
-        self._repairs: Once[tuple[str, str], Path] = Once()
         self._adverts: Once[str, Advertisement | None] = Once()
         self.web = web_host()  # None: the REST API only (see fetch/webhost.py)
+        self.trees = Trees(
+            self.cache, options.offline, self.web, self.api, lambda: self.http, self._check_auth
+        )
         self._http_lock = threading.Lock()
         self._http: Http | None = None
         self._used: set[RefPin] = set()
@@ -102,10 +99,10 @@ class GitHubSource:
         repo = origin.repo_id
         missing: NotFound | None = None
         for ref, path, commit in self._readings(origin):
-            tree = self.tree(self.renames.canonical(repo), commit, str(origin))
+            tree, key = self.trees.tree(self.renames.canonical(repo), commit, path, str(origin))
             package = tree / path if path else tree
             if os.path.lexists(package):
-                return self._fetched(origin, ref, path, commit, package)
+                return self._fetched(origin, ref, path, commit, key, package)
             missing = missing or NotFound(
                 origin, f"{path or '/'} does not exist in {repo} at {ref} ({commit[:12]})"
             )
@@ -114,12 +111,11 @@ class GitHubSource:
         )
 
     def _fetched(
-        self, origin: GitHubOrigin, ref: str, path: str, commit: str, package: Path
+        self, origin: GitHubOrigin, ref: str, path: str, commit: str, key: str, package: Path
     ) -> Fetched:
+        """``key``: the cache entry the package's tree is (its commit, or a part of it)."""
         repo = origin.repo_id
-        integrity = self._verified_integrity(
-            self.renames.canonical(repo), commit, path, str(origin)
-        )
+        integrity = self.trees.integrity(self.renames.canonical(repo), key, path, str(origin))
         pin = RefPin(repo, ref, commit)
         with self._used_lock:
             self._used.add(pin)
@@ -157,7 +153,7 @@ class GitHubSource:
     def close(self) -> None:
         for repo, refs in self._resolved.items():
             self.cache.remember_refs(repo, refs)
-        self.seals.save()
+        self.trees.close()
         if self._http is not None:
             self._http.close()
 
@@ -332,125 +328,6 @@ class GitHubSource:
                 {f"refs/tags/{name}": commit for name, commit in names.items()}
             )
         return names
-
-    # -- trees -----------------------------------------------------------------------------
-
-    def _verified_integrity(self, repo: str, commit: str, path: str, source: str) -> str | None:
-        """The package's integrity, its files checked against the cache record in the same
-        read. A damaged entry is fetched again once (online); None for what is not a
-        package tree (the loader reports it)."""
-        try:
-            return self._hash(repo, commit, path)
-        except (DamagedEntry, ModifiedInCache) as exc:
-            if self.options.offline:
-                raise FetchError(
-                    [
-                        error(
-                            "cache",
-                            source,
-                            f"the cached copy of {repo} at {commit[:12]} was altered ({exc}); "
-                            f"run once online to fetch it again",
-                        )
-                    ]
-                ) from None
-            self._repairs.get((repo, commit), lambda: self._repair(repo, commit, source))
-        try:
-            return self._hash(repo, commit, path)
-        except (DamagedEntry, ModifiedInCache) as exc:
-            raise FetchError(
-                [error("cache", source, f"the download cache keeps failing its check ({exc})")]
-            ) from None
-
-    def _hash(self, repo: str, commit: str, path: str) -> str | None:
-        record = self.cache.record(repo, commit)
-        package = self.cache.tree(repo, commit) / path if path else self.cache.tree(repo, commit)
-        if os.path.islink(package) or not (package.is_dir() or package.is_file()):
-            return None
-        if package.is_file():
-            expected = {package.name: record[path]} if path in record else {}
-        else:
-            prefix = f"{path}/" if path else ""
-            expected = {k[len(prefix) :]: v for k, v in record.items() if k.startswith(prefix)}
-        skipped = [(r, why) for r, e in sorted(expected.items()) if (why := archive.skipped_why(e))]
-        if skipped and detect_kind(package) is None:
-            return None  # a folder that is not a package (add looking around a repository)
-        for relative, why in skipped:
-            if why is not None:  # a link or device inside the package itself
-                raise archive.ArchiveError(
-                    [
-                        error(
-                            "archive",
-                            f"{repo}@{commit[:12]}/{path}",
-                            f"the package holds {relative!r}, a {why}; packages hold regular "
-                            f"files only, so it cannot be installed (the rest of the "
-                            f"repository can)",
-                        )
-                    ]
-                )
-        remembered = self.seals.integrity(repo, commit, path, package)
-        if remembered is not None:
-            return remembered
-        taken = snapshot(package)  # before the read: a change during it shows next run
-        try:
-            integrity = tree_hash(package, expected=expected)
-        except TreeError as exc:
-            if isinstance(exc, ModifiedInCache):
-                raise
-            raise DamagedEntry(str(exc)) from None
-        self.seals.remember(repo, commit, path, integrity, taken)
-        return integrity
-
-    def _repair(self, repo: str, commit: str, source: str) -> Path:
-        self.cache.discard_tree(repo, commit)
-        self.seals.forget(repo, commit)
-        return self._download(repo, commit, source)
-
-    def tree(self, repo: str, commit: str, source: str) -> Path:
-        if self.cache.has_tree(repo, commit):
-            events.emit(events.CacheHit(repo, commit))
-            return self.cache.tree(repo, commit)
-        if self.options.offline:
-            raise FetchError(
-                [
-                    error(
-                        "offline",
-                        source,
-                        f"offline, and {repo} at {commit[:12]} is not in the cache",
-                    )
-                ]
-            )
-        return self._trees.get((repo, commit), lambda: self._download(repo, commit, source))
-
-    def _download(self, repo: str, commit: str, source: str) -> Path:
-        events.emit(events.Downloading(repo, commit))
-        download = self.cache.scratch(".tar.gz")
-        try:
-            url, status = f"{self.api}/repos/{repo}/tarball/{commit}", 0
-            if self.web is not None:  # by commit from the archive host: no REST request
-                web_url = self.web.archive_url(repo, commit)
-                status = self.http.download(web_url, download, archive.MAX_ARCHIVE_BYTES)
-                url = web_url if status == 200 else url
-            if status != 200:  # no web host, or it refused (a private repository): REST
-                status = self.http.download(url, download, archive.MAX_ARCHIVE_BYTES)
-            if status == 404:
-                raise FetchError(
-                    [error("missing", source, f"GitHub has no archive of {repo} at {commit[:12]}")]
-                )
-            self._check_auth(status, url)
-            if status != 200:
-                raise FetchError(
-                    [error("fetch", url, f"downloading the archive failed (HTTP {status})")]
-                )
-            events.emit(events.Extracting(repo, commit))
-            try:
-                return self.cache.store_tree(
-                    repo, commit, lambda folder: archive.extract(download, folder, source)
-                )
-            except OSError as exc:  # the archive was fine; the disk was not
-                message = f"could not write the download cache ({exc.strerror}): {exc.filename}"
-                raise FetchError([error("cache", source, message)]) from None
-        finally:
-            download.unlink(missing_ok=True)
 
     # -- plumbing --------------------------------------------------------------------------
 

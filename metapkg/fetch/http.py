@@ -1,10 +1,13 @@
 """HTTP for the GitHub source: one connection-reusing client, retries, rate limits.
 
 * Timeouts, transport errors and 5xx are retried with exponential backoff, a bounded
-  number of times.
+  number of times, each wait jittered (x0.5 to x1.5) so 16 workers that failed together
+  do not all come back in the same millisecond.
 * 403 with ``X-RateLimit-Remaining: 0`` and 429 with ``Retry-After`` wait until GitHub
   allows another request, if that is within ``METAPKG_RATE_LIMIT_WAIT`` seconds (default
-  60); otherwise they fail, saying when the limit resets and how to raise it.
+  60); otherwise they fail, saying when the limit resets and how to raise it. The wait is
+  shared: once one answer says the limit is reached, no worker sends another request to
+  that host before it resets (each would only spend the quota's next minute on a 403).
 * Redirects are followed (renamed repositories answer 301, archives 302 to another
   host); httpx drops the Authorization header on any redirect to another origin.
 * The token is only ever sent to the origin it belongs to (the API's): a URL that
@@ -13,14 +16,17 @@
 
 from __future__ import annotations
 
+import random
+import sys
 import threading
 import time
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from metapkg import __version__, events
+from metapkg import __version__, events, failpoint
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch.auth import Token
 
@@ -63,6 +69,21 @@ class Reply:
     data: bytes = b""  # the body as bytes (the git ref advertisement is not text)
 
 
+def _without_httpx_cli() -> None:
+    """Import httpx without its command-line module. ``httpx/__init__`` imports ``httpx._main``,
+    which imports click, pygments and rich whenever they are installed (they are: the MCP
+    SDK brings click through uvicorn, rich is ours): 120 ms of every networked run on
+    this machine, for a ``httpx`` command metapkg never runs."""
+    if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+        cli = types.ModuleType("httpx._main")
+        cli.main = _no_httpx_cli  # type: ignore[attr-defined]
+        sys.modules["httpx._main"] = cli
+
+
+def _no_httpx_cli() -> None:
+    raise SystemExit("the httpx command line is not available inside metapkg")
+
+
 def origin_of(url: str) -> str:
     """scheme://host[:port] of a URL, lowercased: what "the same origin" compares."""
     scheme, _, rest = url.partition("://")
@@ -78,6 +99,7 @@ class Http:
         token_origin: str | None = None,
         web_origin: str | None = None,
     ) -> None:
+        _without_httpx_cli()
         import httpx
 
         self.token = token
@@ -86,6 +108,8 @@ class Http:
         # At most `workers` requests in flight, however many crawl threads are waiting.
         self._slots = threading.BoundedSemaphore(max(1, workers))
         self.policy = policy or Policy.from_environment()
+        self._pause_lock = threading.Lock()
+        self._paused_until: dict[str, float] = {}  # origin -> when its rate limit resets
         self.client = httpx.Client(
             follow_redirects=True,
             timeout=httpx.Timeout(self.policy.timeout, connect=min(10.0, self.policy.timeout)),
@@ -132,8 +156,11 @@ class Http:
 
         return self._retrying(url, once)
 
-    def download(self, url: str, target: Path, limit: int) -> int:
-        """Stream a body into ``target``; return its HTTP status (the file holds the body)."""
+    def download(self, url: str, target: Path, limit: int, large: int | None = None) -> int:
+        """Stream a body into ``target``; return its HTTP status (the file holds the body).
+
+        ``large``: stop (raise :class:`TooLarge`) once the body is announced or found to
+        be past this many bytes; the caller fetches less another way."""
 
         def once() -> int:
             headers = self._headers(url, "*/*")
@@ -144,10 +171,14 @@ class Http:
                     _report(url, response.status_code, started)
                     return response.status_code
                 total = int(response.headers.get("content-length") or 0)
+                if large is not None and total > large:
+                    raise TooLarge(url)
                 size = 0
                 with open(target, "wb") as out:
                     for chunk in response.iter_bytes(1 << 16):
                         size += len(chunk)
+                        if large is not None and size > large:
+                            raise TooLarge(url)
                         if size > limit:
                             raise FetchError(
                                 [
@@ -158,6 +189,7 @@ class Http:
                                     )
                                 ]
                             )
+                        failpoint.charge(len(chunk), target)
                         out.write(chunk)
                         events.emit(events.Received(url, len(chunk), total))
                 _report(url, 200, started)
@@ -171,6 +203,7 @@ class Http:
         attempt = 0
         while True:
             attempt += 1
+            self._wait_for_pause(url)
             try:
                 return once()
             except _RateLimited as limited:
@@ -178,7 +211,10 @@ class Http:
                     raise FetchError(
                         [error("rate-limit", url, limited.describe(self.token))]
                     ) from None
-                time.sleep(max(0.0, limited.wait))
+                self._pause(url, limited.reset_at)
+            except httpx.TooManyRedirects:
+                message = "it redirects in a loop (too many redirects), so it cannot be fetched"
+                raise FetchError([error("fetch", url, message)]) from None
             except (_ServerError, httpx.TransportError) as exc:
                 if attempt >= self.policy.attempts:
                     message = (
@@ -186,7 +222,20 @@ class Http:
                         f"check the network or try again"
                     )
                     raise FetchError([error("fetch", url, message)]) from None
-                time.sleep(self.policy.backoff * 2 ** (attempt - 1))
+                time.sleep(self.policy.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.5))
+
+    def _pause(self, url: str, until: float) -> None:
+        """Every request to ``url``'s host waits until ``until`` (a rate limit's reset)."""
+        with self._pause_lock:
+            origin = origin_of(url)
+            self._paused_until[origin] = max(self._paused_until.get(origin, 0.0), until)
+
+    def _wait_for_pause(self, url: str) -> None:
+        with self._pause_lock:
+            until = self._paused_until.get(origin_of(url), 0.0)
+        wait = until - time.time()
+        if wait > 0:
+            time.sleep(wait)
 
     def _raise_for_retry(self, response: httpx.Response) -> None:
         status = response.status_code
@@ -202,8 +251,24 @@ def _report(url: str, status: int, started: float) -> None:
         events.emit(events.Request("GET", url, status, time.perf_counter() - started))
 
 
+class TooLarge(Exception):
+    """A download passed the size its caller asked to stop at."""
+
+
 class _ServerError(Exception):
     pass
+
+
+_FAR = 366 * 24 * 3600.0  # a rate limit said to reset further ahead reads as this far
+
+
+def _whole(text: str | None, cap: float) -> float | None:
+    """A header's whole number, at most ``cap``: a server can send any number of digits
+    (``X-RateLimit-Reset: 10^40`` is past what a clock or ``int()`` can take)."""
+    text = (text or "").strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    return cap if len(text) > 15 else min(float(text), cap)
 
 
 class _RateLimited(Exception):
@@ -211,14 +276,16 @@ class _RateLimited(Exception):
         super().__init__(status)
         now = time.time()
         self.reset_at = now
-        if retry_after and retry_after.strip().isdigit():
-            self.reset_at = now + int(retry_after)
-        elif reset and reset.strip().isdigit():
-            self.reset_at = float(reset)
+        wait, reset_at = _whole(retry_after, _FAR), _whole(reset, now + _FAR)
+        if wait is not None:
+            self.reset_at = now + wait
+        elif reset_at is not None:
+            self.reset_at = reset_at
         self.wait = max(0.0, self.reset_at - now)
 
     def describe(self, token: Token | None) -> str:
-        when = time.strftime("%H:%M:%S", time.localtime(self.reset_at))
+        shape = "%H:%M:%S" if self.wait < 12 * 3600 else "%Y-%m-%d %H:%M:%S"
+        when = time.strftime(shape, time.localtime(self.reset_at))
         hint = (
             "set GITHUB_TOKEN (or run `metapkg auth login`) for a much higher limit"
             if token is None

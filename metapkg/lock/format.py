@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from metapkg import yamlsafe
+from metapkg import limits, yamlsafe
 from metapkg.diagnostics import LockError, error
 from metapkg.lock import yamlout
 from metapkg.packages.models import KIND_ORDER, KINDS, PLURAL, SINGULAR, Kind
@@ -214,6 +214,8 @@ class UnreadableLock(LockError):
 
 
 def parse(text: str, display: str = FILENAME) -> Lockfile:
+    if (found := limits.size(text)) > limits.LOCK_BYTES:  # not damage: never replaced
+        raise LockError.single("lock", display, limits.over(display, found, limits.LOCK_BYTES))
     try:
         data = yamlsafe.load(text)
     except yamlsafe.YamlProblem as exc:

@@ -11,9 +11,10 @@ import itertools
 import re
 from pathlib import Path
 
+from metapkg import limits
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages.models import ChangelogEntry
-from metapkg.packages.semver import SEMVER, SemVer
+from metapkg.packages.semver import SEMVER, SemVer, digits_hint, too_many_digits
 from metapkg.safefile import read_regular
 
 FILENAME = "CHANGELOG.md"
@@ -51,6 +52,9 @@ def _header(
     line: str, number: int, path: str, diags: list[Diagnostic]
 ) -> tuple[str, str, int] | None:
     match = _HEADER.match(line)
+    if match is not None and too_many_digits(match.group(1)):
+        diags.append(error("changelog-header", path, f"this header's {digits_hint()}", number))
+        return None
     if match is None or not SEMVER.match(match.group(1)):
         diags.append(
             error(
@@ -83,7 +87,7 @@ def check(
     path = folder / FILENAME
     display = f"{display_folder}/{FILENAME}"
     try:
-        text = read_regular(path, follow=False).decode("utf-8")
+        text = read_regular(path, cap=limits.CHANGELOG_BYTES, follow=False).decode("utf-8")
     except FileNotFoundError:
         return (), [
             error(

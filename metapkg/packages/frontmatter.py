@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from metapkg import yamlsafe
+from metapkg import limits, yamlsafe
 
 
 class FrontmatterProblem(ValueError):
@@ -60,6 +60,9 @@ def split(text: str) -> tuple[str, str, int]:
 
 def parse(text: str) -> Frontmatter:
     front, body, body_line = split(text)
+    if (found := limits.size(front)) > limits.FRONTMATTER_BYTES:
+        message = limits.over("the frontmatter", found, limits.FRONTMATTER_BYTES)
+        raise FrontmatterProblem(f"{message}; keep long text in the body", 1)
     try:
         data = yamlsafe.load(front, line_offset=1)
     except yamlsafe.YamlProblem as exc:

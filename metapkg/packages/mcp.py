@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from metapkg import jsonsafe
+from metapkg import jsonsafe, limits
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages.models import Mcp
 from metapkg.packages.names import MAX_MCP_NAME as MAX_NAME
@@ -43,7 +43,7 @@ def filename_for(name: str) -> str:
 
 def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
     try:
-        text = read_regular(path, follow=False).decode("utf-8")
+        text = read_regular(path, cap=limits.MCP_JSON_BYTES, follow=False).decode("utf-8")
     except UnicodeDecodeError:
         return None, [error("mcp-json", display, "the file is not UTF-8 text")]
     except OSError as exc:

@@ -15,6 +15,10 @@ Why not a library: ``semantic_version`` (last release 2022) costs ~60 ms to impo
 which is most of a small install's budget, and refuses npm's own ``>= 1.2`` spacing;
 ``packaging`` answers PEP 440 questions, not semver ones. The grammar is small and
 fully covered by tests.
+
+Versions and ranges come from packages and manifests, so they are bounded: a number has
+at most ``MAX_DIGITS`` digits (node-semver's limit; Python's ``int()`` refuses 4,300), and
+a range is at most ``MAX_RANGE_CHARS`` long. Both are far past any real version.
 """
 
 from __future__ import annotations
@@ -22,11 +26,29 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from metapkg.limits import RANGE_CHARS
+
+MAX_DIGITS = 16  # per number: major, minor, patch, a numeric prerelease identifier
+MAX_RANGE_CHARS = RANGE_CHARS
+
+_NUMBER = rf"(?:0|[1-9][0-9]{{0,{MAX_DIGITS - 1}}})"
+_IDENTIFIER = rf"(?:{_NUMBER}|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"  # of a prerelease
 SEMVER = re.compile(
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
+    rf"^({_NUMBER})\.({_NUMBER})\.({_NUMBER})"
+    rf"(?:-({_IDENTIFIER}(?:\.{_IDENTIFIER})*))?"
     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
 )
+_LONG_NUMBER = re.compile(rf"(?<![0-9A-Za-z])[0-9]{{{MAX_DIGITS + 1},}}(?![0-9A-Za-z])")
+
+
+def too_many_digits(text: str) -> bool:
+    """Whether ``text`` has a number longer than a version may (for the messages that
+    refuse it: the number is why, not the shape)."""
+    return _LONG_NUMBER.search(text) is not None
+
+
+def digits_hint() -> str:
+    return f"a version number has at most {MAX_DIGITS} digits"
 
 
 @dataclass(frozen=True)
@@ -123,6 +145,11 @@ class Range:
 
     @classmethod
     def parse(cls, text: str) -> Range:
+        if len(text) > MAX_RANGE_CHARS:
+            raise RangeError(
+                f"the version range is {len(text)} characters long; a range is at most "
+                f"{MAX_RANGE_CHARS} (write one like ^1.2 or >=1.2,<2)"
+            )
         written = " ".join(text.split())
         if not written:
             raise RangeError("the version range is empty; write one like ^1.2 or >=1.2,<2")
@@ -150,10 +177,10 @@ def _set_contains(comparators: tuple[Comparator, ...], version: SemVer) -> bool:
 
 _OPERATOR_SPACE = re.compile(r"(<=|>=|<|>|=|~>|~|\^)\s+")
 _PARTIAL = re.compile(
-    r"^v?(?P<major>x|X|\*|0|[1-9]\d*)"
-    r"(?:\.(?P<minor>x|X|\*|0|[1-9]\d*)"
-    r"(?:\.(?P<patch>x|X|\*|0|[1-9]\d*)"
-    r"(?:-(?P<pre>[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?"
+    rf"^v?(?P<major>x|X|\*|{_NUMBER})"
+    rf"(?:\.(?P<minor>x|X|\*|{_NUMBER})"
+    rf"(?:\.(?P<patch>x|X|\*|{_NUMBER})"
+    rf"(?:-(?P<pre>{_IDENTIFIER}(?:\.{_IDENTIFIER})*))?"
     r"(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)?)?$"
 )
 _SIMPLE = re.compile(r"^(?P<op><=|>=|<|>|=|~>|~|\^)?(?P<partial>.*)$")
@@ -206,6 +233,8 @@ def _simple(simple: str, written: str) -> list[Comparator]:
 def _partial(text: str, written: str) -> _Partial:
     match = _PARTIAL.match(text)
     if not match:
+        if too_many_digits(text):
+            raise RangeError(f"{written!r}: {digits_hint()}")
         raise RangeError(
             f"{written!r}: {text!r} is not a version; write ranges like ^1.2, ~1.4.0, "
             f">=1.2,<2 or 1.x"

@@ -17,10 +17,11 @@ import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from errno import ENOSPC
 from pathlib import Path
 from typing import Any
 
-from metapkg import events
+from metapkg import events, failpoint
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.hosts.model import ConfigWriter
 from metapkg.hosts.paths import HOST_FOLDERS, linked_folder
@@ -57,8 +58,9 @@ def apply(
     lock_name = lock[0] if lock is not None else None
     _refuse_links(project, plan, owned, lock_name)
     _refuse_collisions(project, plan, owned, reinstall)
-    tx = Transaction(project)
+    tx: Transaction | None = None
     try:
+        tx = Transaction(project)  # creates .metapkg/tx-*/stage: read-only, or a full disk
         copied = _stage_placements(project, tx, plan, owned, reinstall)
         wanted = set(plan.paths)
         gone = sorted(p for p in owned.paths if p not in wanted and os.path.lexists(project / p))
@@ -75,20 +77,17 @@ def apply(
             last = (*(edit.path for edit in plan.configs), *owned.servers, *(lock_name or ()))
             tx.commit(last=tuple(dict.fromkeys(p for p in last if p)))
     except OSError as exc:  # staging: disk full, a cache tree cleaned meanwhile, ...
-        tx.discard()
+        if tx is not None:
+            tx.discard()
         where = exc.filename or str(project)
         why = exc.strerror or type(exc).__name__
-        raise ProvisionError(
-            [
-                error(
-                    "provision",
-                    str(where),
-                    f"could not stage the install ({why}); nothing was changed",
-                )
-            ]
-        ) from None
+        message = f"could not stage the install ({why}); nothing was changed"
+        if exc.errno == ENOSPC:
+            message += ". The disk is full: make room on it, then install again"
+        raise ProvisionError([error("provision", str(where), message)]) from None
     except BaseException:
-        tx.discard()
+        if tx is not None:
+            tx.discard()
         raise
     _prune_empty_host_folders(project)
     now = Owned({p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}, servers)
@@ -107,14 +106,16 @@ def _stage_placements(
         unchanged = unchanged and before is not None and before.written == placement.written
         if unchanged and not reinstall and os.path.lexists(project / placement.path):
             continue
-        target = tx.staged_path(placement.path)
         if placement.source is not None:
+            target = tx.staged_path(placement.path)
             place_package(placement.source, target, plan.link_mode, placement.linkable)
         elif placement.data is not None:
-            target.write_bytes(placement.data)
+            tx.write_bytes(placement.path, placement.data)
         else:
+            target = tx.staged_path(placement.path)
             for relative, data in sorted((placement.files or {}).items()):
                 (target / relative).parent.mkdir(parents=True, exist_ok=True)
+                failpoint.charge(len(data), target / relative)
                 (target / relative).write_bytes(data)
         copied.append(placement.path)
     return copied

@@ -22,6 +22,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from metapkg import failpoint
+
 _FICLONE = 0x40049409  # Linux ioctl: share the source's blocks, copy-on-write
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 1 << 20
@@ -34,6 +36,7 @@ def place_package(source: Path, target: Path, mode: str = "copy", shared: bool =
     place = _PLACERS[mode] if mode != "hardlink" or shared else copy_file
     top = os.lstat(source)
     if stat.S_ISREG(top.st_mode):
+        failpoint.charge(top.st_size, target)
         place(str(source), str(target), top.st_mode)
         return
     if not stat.S_ISDIR(top.st_mode):
@@ -50,6 +53,7 @@ def place_package(source: Path, target: Path, mode: str = "copy", shared: bool =
                     os.mkdir(there)
                     pending.append((entry.path, there))
                 elif stat.S_ISREG(info.st_mode):
+                    failpoint.charge(info.st_size, there)  # METAPKG_FAILPOINT=enospc:N
                     place(entry.path, there, info.st_mode)
                 else:
                     raise OSError(errno.EINVAL, "not a regular file or folder", entry.path)

@@ -16,11 +16,11 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from metapkg import failpoint
 from metapkg.diagnostics import ProvisionError, error
 from metapkg.hosts.paths import is_host_folder, is_writable, linked_folder
 from metapkg.textio import read_regular
@@ -58,7 +58,12 @@ class Transaction:
         return target
 
     def write_text(self, relative: str, text: str) -> None:
-        self.staged_path(relative).write_text(text, encoding="utf-8", newline="\n")
+        self.write_bytes(relative, text.encode("utf-8"))
+
+    def write_bytes(self, relative: str, data: bytes) -> None:
+        target = self.staged_path(relative)
+        failpoint.charge(len(data), target)
+        target.write_bytes(data)
 
     def remove(self, relative: str) -> None:
         self._operations.setdefault(relative, False)
@@ -81,7 +86,7 @@ class Transaction:
         try:
             with open(self.root / _PROGRESS, "a", encoding="ascii") as progress:
                 for count, operation in enumerate(operations, start=1):
-                    _failpoint(count)
+                    failpoint.before_commit_step(count)
                     progress.write(f"{count - 1}\n")
                     progress.flush()  # survives the process being killed
                     self._apply(operation)
@@ -258,17 +263,3 @@ def _delete(path: Path) -> None:
         shutil.rmtree(path)
     elif os.path.lexists(path):
         path.unlink()
-
-
-def _failpoint(count: int) -> None:
-    """Testing hook: METAPKG_FAILPOINT=commit:N fails, commit-kill:N dies, before op N."""
-    from metapkg.settings import failpoint
-
-    spec = failpoint()
-    action, _, number = spec.partition(":")
-    if not number.isdigit() or int(number) != count:
-        return
-    if action == "commit":
-        raise OSError(5, "simulated failure (METAPKG_FAILPOINT)", "metapkg-failpoint")
-    if action == "commit-kill":
-        os.kill(os.getpid(), signal.SIGKILL)

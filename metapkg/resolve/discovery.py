@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -185,25 +186,30 @@ class Discovery:
         result = Crawl()
         futures: dict[Future[Node], tuple[Origin | None, Dependency | None, Origin | None]] = {}
         scheduled: set[tuple[Origin, str | None]] = set()
+        # Completed futures arrive here: concurrent.futures.wait() installs a waiter on
+        # every pending future per call, which at 3,000 packages cost seconds.
+        finished: queue.SimpleQueue[Future[Node]] = queue.SimpleQueue()
+
+        def track(
+            future: Future[Node], why: tuple[Origin | None, Dependency | None, Origin | None]
+        ) -> None:
+            futures[future] = why
+            future.add_done_callback(finished.put)
 
         def schedule(parent: Origin | None, dependency: Dependency) -> None:
             key = (dependency.origin, dependency.constraint)
             if key in scheduled:
                 return
             scheduled.add(key)
-            futures[self.submit(partial(self.preferred_node, dependency))] = (
-                parent,
-                dependency,
-                None,
-            )
+            track(self.submit(partial(self.preferred_node, dependency)), (parent, dependency, None))
 
         for replacement in sorted(set(overrides.values()), key=str):
-            futures[self.submit(partial(self.node, replacement))] = (None, None, replacement)
+            track(self.submit(partial(self.node, replacement)), (None, None, replacement))
         for root in roots:
             schedule(None, root)
         done_count = 0
         while futures:
-            done, _ = wait(futures, return_when=FIRST_COMPLETED)
+            done = _batch(finished)
             for future in sorted(done, key=lambda f: _sort_key(futures[f])):
                 parent, dependency, origin = futures.pop(future)
                 done_count += 1
@@ -259,6 +265,16 @@ class Discovery:
             result.edges.append(Edge(parent, dependency, node.origin))
         result.nodes[node.origin] = node
         return node
+
+
+def _batch(finished: queue.SimpleQueue[Future[Node]]) -> list[Future[Node]]:
+    """The next completed future (waiting for one), and every other already completed."""
+    done = [finished.get()]
+    while True:
+        try:
+            done.append(finished.get_nowait())
+        except queue.Empty:
+            return done
 
 
 def _sort_key(item: tuple[Origin | None, Dependency | None, Origin | None]) -> str:

@@ -1,16 +1,18 @@
-"""A full disk, for real: the project, the cache or both on a small tmpfs.
+"""A full disk: the project, the cache or both on a small tmpfs, or an injected ENOSPC.
 
-Each trial copies the installed template onto a fresh tmpfs, switches to state B's
-manifest (a download, an extraction, staging, renames and a lock to write), then
-shrinks the file system to what is used plus a random part of what the install needs
-(or, in one trial of three, limits the number of inodes instead), so the disk fills up
-at a different step each time. The install must either succeed or fail with a clear
-error that says the disk is full, leaving the project exactly as it was; once the file
-system is grown again, ``install`` and ``verify`` must succeed.
+Each trial starts from the installed template with state B's manifest (a download, an
+extraction, staging, renames and a lock to write) and fills the disk at a random step:
 
-Mounting needs root (CAP_SYS_ADMIN); elsewhere the scenario is skipped, and the report
-says so (an injected ENOSPC at metapkg's write layer would be the fallback; it needs a
-hook in metapkg, which this suite does not add).
+* *tmpfs* (needs root, CAP_SYS_ADMIN, to mount): the template is copied onto a fresh
+  tmpfs, which is shrunk to what is used plus a random part of what the install needs
+  (or, in one trial of three, to a random number of free inodes);
+* *injected* (anywhere): ``METAPKG_FAILPOINT=enospc:N`` makes every write metapkg makes
+  after N bytes in all fail with ENOSPC, N a random part of what the install writes.
+
+The install must either succeed or fail with a clear error that says the disk is full,
+leaving the project exactly as it was; once the disk has room again, ``install`` and
+``verify`` must succeed. The short mode injects (no mounts, the same everywhere); the
+long mode alternates the two where it can mount, and injects elsewhere.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from reliability.faults.lab import Lab, Outcome
 
 ROOMY = 64 * 1024 * 1024
 PLACES = ("sandbox", "project", "cache")  # what lives on the small file system
+INJECTED = "injected"  # a Fill's place when no file system is small: the failpoint
 
 
 def _mount(point: Path, options: str) -> None:
@@ -46,7 +49,7 @@ def _unmount(point: Path) -> None:
     subprocess.run(["umount", "-l", str(point)], check=False, capture_output=True)
 
 
-def unavailable() -> str | None:
+def tmpfs_unavailable() -> str | None:
     """None when a tmpfs can be mounted here, else why not."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return "mounting a tmpfs needs root"
@@ -111,7 +114,7 @@ def _need(lab: Lab, place: str) -> Usage:
 class Fill:
     """Where the small file system is and how much room it leaves the install."""
 
-    place: str  # one of PLACES
+    place: str  # one of PLACES, or INJECTED (then ``free`` is the N of enospc:N)
     inodes: int | None = None  # free inodes, or
     free: int = 0  # free bytes
 
@@ -121,14 +124,21 @@ class Fill:
         return f"size={used.bytes + self.free}"
 
     def __str__(self) -> str:
+        if self.place == INJECTED:
+            return f"ENOSPC after {self.free} bytes written"
         room = f"{self.inodes} inodes" if self.inodes is not None else f"{self.free // 1024} KiB"
         return f"{self.place} with {room} free"
 
 
 def trial(lab: Lab, index: int) -> Outcome:
-    """A random fill: every place in turn in the short mode, any place in the long one;
-    one trial in three limits inodes."""
-    place = PLACES[index % len(PLACES)] if not lab.long else lab.rng.choice(PLACES)
+    """A random fill. Injected: N below what the install writes in the short mode (so it
+    fails somewhere), up to half as much again in the long one. On a tmpfs: every place
+    in turn; one trial in three limits inodes."""
+    if not lab.long or index % 2 or lab.memo("no-tmpfs", tmpfs_unavailable) is not None:
+        written = kills.reference(lab, kills.OPERATIONS[0]).written
+        top = written - 1 if not lab.long else written * 3 // 2
+        return attempt(lab, Fill(INJECTED, free=lab.rng.randint(0, top)))
+    place = lab.rng.choice(PLACES)
     need = _need(lab, place)
     if index % 3 == 2:
         fill = Fill(place, inodes=lab.rng.randint(0, need.inodes))
@@ -138,29 +148,47 @@ def trial(lab: Lab, index: int) -> Outcome:
 
 
 def attempt(lab: Lab, fill: Fill, recover: bool = True) -> Outcome:
-    outcome = Outcome()
-    what = f"disk full ({fill})"
-    new = kills.reference(lab, kills.OPERATIONS[0]).states["new"]
+    if fill.place == INJECTED:
+        sandbox = lab.clone(lab.installed(), "disk-injected")
+        kills.OPERATIONS[0].prepare(sandbox / "project")
+        env = {**lab.env(sandbox), "METAPKG_FAILPOINT": f"enospc:{fill.free}"}
+        return _install(lab, sandbox, fill, env, recover)
     sandbox = lab.fresh(f"disk-{fill.place}")
     point = _populate(lab, sandbox, fill.place)
     try:
-        project = sandbox / "project"
-        before, old = world.user_data(project), state.snapshot(project)
         _remount(point, fill.options(_usage(point)))
-        result = lab.run(sandbox, "install")
-        if result.code == 0:
-            outcome.saw(result, what)
-            if world.user_data(project) != before:
-                outcome.lost = True
-                outcome.fail(f"{what}: the user's own things changed")
-        else:
-            checks.clear_failure(result, what, outcome)
-            checks.unchanged(project, old, before, what, outcome)
-            if result.code == 1 and "space" not in result.err.lower():
-                outcome.fail(f"{what}: the error does not say so\n{result.show()}")
+        outcome = _install(lab, sandbox, fill, lab.env(sandbox), recover=False)
         if recover:
             _remount(point, f"size={ROOMY},nr_inodes=100000")
-            checks.recovers(lab, sandbox, new, what, outcome)
+            _recovers(lab, sandbox, fill, outcome)
     finally:
         _unmount(point)
     return outcome
+
+
+def _install(lab: Lab, sandbox: Path, fill: Fill, env: dict[str, str], recover: bool) -> Outcome:
+    """``install`` on the full disk: a success that kept the user's things, or a clear
+    failure that says the disk is full and changed nothing; then, with room, recovery."""
+    outcome = Outcome()
+    what = f"disk full ({fill})"
+    project = sandbox / "project"
+    before, old = world.user_data(project), state.snapshot(project)
+    result = lab.run(sandbox, "install", env=env)
+    if result.code == 0:
+        outcome.saw(result, what)
+        if world.user_data(project) != before:
+            outcome.lost = True
+            outcome.fail(f"{what}: the user's own things changed")
+    else:
+        checks.clear_failure(result, what, outcome)
+        checks.unchanged(project, old, before, what, outcome)
+        if result.code == 1 and "space" not in result.err.lower():
+            outcome.fail(f"{what}: the error does not say so\n{result.show()}")
+    if recover:
+        _recovers(lab, sandbox, fill, outcome)
+    return outcome
+
+
+def _recovers(lab: Lab, sandbox: Path, fill: Fill, outcome: Outcome) -> None:
+    new = kills.reference(lab, kills.OPERATIONS[0]).states["new"]
+    checks.recovers(lab, sandbox, new, f"disk full ({fill})", outcome)

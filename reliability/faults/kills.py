@@ -19,6 +19,7 @@ likely to leave a mix. After the kill:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,7 @@ class Reference:
     locks: dict[str, bytes]
     manifests: tuple[bytes, ...]
     seconds: float
+    written: int  # bytes of the files the operation wrote, the project and the cache
 
     @property
     def renames(self) -> int:
@@ -98,6 +100,28 @@ def _reference(lab: Lab, operation: Operation) -> Reference:
         locks={"old": _lock(old / "project"), "new": _lock(new / "project")},
         manifests=manifests,
         seconds=done.seconds,
+        written=_written(old, new),
+    )
+
+
+def _written(before: Path, after: Path) -> int:
+    """The size of every file in ``after`` that is not in ``before`` as it was (same
+    size and modification time): what the operation wrote, less what it deleted again."""
+
+    def files(root: Path) -> dict[str, tuple[int, int]]:
+        found = {}
+        for folder, _, names in os.walk(root):
+            for name in names:
+                st = os.lstat(os.path.join(folder, name))
+                found[os.path.relpath(os.path.join(folder, name), root)] = (
+                    st.st_size,
+                    st.st_mtime_ns,
+                )
+        return found
+
+    old = files(before)
+    return sum(
+        size for path, (size, mtime) in files(after).items() if old.get(path) != (size, mtime)
     )
 
 

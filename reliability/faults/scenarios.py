@@ -73,9 +73,7 @@ def _cases(
 
 def all_scenarios() -> list[Scenario]:
     found = [_kill(op, short) for op, short in zip(kills.OPERATIONS, (4, 3, 3), strict=True)]
-    # Not in the short mode yet: today every fill level that fails hits a known bug (see
-    # tests/test_faults.py); set short to 1 once those are fixed.
-    found.append(Scenario("full disk (tmpfs)", 0, 30, disk.trial, disk.unavailable))
+    found.append(Scenario("full disk", 1, 30, disk.trial))
     found += [
         _cases(group, files.cases(group), files.trial, files.unavailable) for group in files.GROUPS
     ]

@@ -9,7 +9,7 @@ from metapkg.diagnostics import Diagnostic, error, warning
 from metapkg.packages.frontmatter import Frontmatter
 from metapkg.packages.models import Kind
 from metapkg.packages.names import MAX_NAME, NAME, SCOPE
-from metapkg.packages.semver import is_semver
+from metapkg.packages.semver import digits_hint, is_semver, too_many_digits
 
 MAX_DESCRIPTION = 1024
 MAX_BODY = 20_000  # specs/metaskills.txt: hosts may truncate longer skill bodies
@@ -111,6 +111,8 @@ def check_version(fm: Frontmatter, path: str) -> Iterator[Diagnostic]:
             f'3-segment version such as "{_three_segments(version)}" (quoted if in doubt)',
             line,
         )
+    elif too_many_digits(version):
+        yield error("version", path, f"version is not usable: {digits_hint()}", line)
     elif not is_semver(version):
         yield error(
             "version",
