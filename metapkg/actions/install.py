@@ -41,9 +41,11 @@ class InstallReport:
 
 @contextlib.contextmanager
 def project_lock(project: Path) -> Iterator[None]:
-    """Serialize metapkg runs that write one project (a second one waits here)."""
-    from filelock import FileLock
+    """Serialize metapkg runs that write one project (a second one waits here).
 
+    ``fcntl.flock`` where it exists (what filelock does on Unix, without importing
+    filelock: 20 ms, a third of a small install); filelock elsewhere.
+    """
     folder = project / STATE_DIR
     if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
         raise ProvisionError.single(
@@ -53,7 +55,16 @@ def project_lock(project: Path) -> Iterator[None]:
             f"a file; remove it (it holds nothing else) and run metapkg again",
         )
     folder.mkdir(exist_ok=True)
-    with FileLock(str(folder / "lock")):
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        from filelock import FileLock
+
+        with FileLock(str(folder / "lock")):
+            yield
+        return
+    with open(folder / "lock", "a+b") as handle:  # released when closed, or if we die
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         yield
 
 
