@@ -93,8 +93,20 @@ def load(text: str, line_offset: int = 0) -> Located:
     """Parse one YAML document; raise :class:`YamlProblem` with a 1-based line on error.
 
     ``line_offset`` is added to every line so frontmatter lines are reported as lines of
-    the file they sit in.
+    the file they sit in. The plainest documents are read by yamlfast.py (same results,
+    without importing ruamel.yaml); any other by :func:`load_with_ruamel`.
     """
+    from metapkg.yamlfast import parse
+
+    fast = parse(text, line_offset)
+    if fast is None:
+        return load_with_ruamel(text, line_offset)
+    value, lines, quoted = fast
+    return Located(value, lines, frozenset(quoted))
+
+
+def load_with_ruamel(text: str, line_offset: int = 0) -> Located:
+    """:func:`load` through ruamel.yaml's safe parser, for any document."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     compose = _composer()
