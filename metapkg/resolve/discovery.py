@@ -194,25 +194,24 @@ class Discovery:
     ) -> Crawl:
         """Load the preferred candidate of every dependency reachable from ``roots``."""
         result = Crawl()
-        futures: dict[Future[Node], tuple[Origin | None, Dependency | None, Origin | None]] = {}
+        futures: dict[Future[Node], Why] = {}
         scheduled: set[tuple[Origin, str | None]] = set()
         # Completed futures arrive here: concurrent.futures.wait() installs a waiter on
         # every pending future per call, which at 3,000 packages cost seconds.
         finished: queue.SimpleQueue[Future[Node]] = queue.SimpleQueue()
 
-        def track(
-            future: Future[Node], why: tuple[Origin | None, Dependency | None, Origin | None]
-        ) -> None:
+        def track(future: Future[Node], why: Why) -> None:
             futures[future] = why
             future.add_done_callback(finished.put)
+
+        shared = _SharedDownloads(self.submit, track)
 
         def schedule(parent: Origin | None, dependency: Dependency) -> None:
             key = (dependency.origin, dependency.constraint)
             if key in scheduled:
                 return
             scheduled.add(key)
-            work = partial(self.preferred_node, dependency)
-            track(self.submit(work, dependency.origin.is_local), (parent, dependency, None))
+            shared.start(partial(self.preferred_node, dependency), (parent, dependency, None))
 
         for replacement in sorted(set(overrides.values()), key=str):
             work = partial(self.node, replacement)
@@ -224,6 +223,7 @@ class Discovery:
             done = _batch(finished)
             for future in sorted(done, key=lambda f: _sort_key(futures[f])):
                 parent, dependency, origin = futures.pop(future)
+                shared.finished(future)
                 done_count += 1
                 node = self._collect(future, parent, dependency, origin, result)
                 if node is None:
@@ -277,6 +277,63 @@ class Discovery:
             result.edges.append(Edge(parent, dependency, node.origin))
         result.nodes[node.origin] = node
         return node
+
+
+# Why a load was started: (parent, dependency, None), or (None, None, override origin).
+Why = tuple[Origin | None, Dependency | None, Origin | None]
+
+
+class _SharedDownloads:
+    """Starts the crawl's loads so that packages sharing one download share one thread.
+
+    Packages of one repository at one ref come from one archive. The first goes to the
+    pool; the others wait here (not each on a thread of its own that would only wait for
+    the same download: a thread start alone can cost the interpreter's 5 ms switch
+    interval) and load inline once it is in, from the extracted archive. Local packages
+    always load inline; ranged dependencies (tags to try) go to the pool.
+    """
+
+    def __init__(
+        self,
+        submit: Callable[[Callable[[], Node], bool], Future[Node]],
+        track: Callable[[Future[Node], Why], None],
+    ) -> None:
+        self.submit = submit
+        self.track = track
+        self.waiting: dict[str, list[tuple[Callable[[], Node], Why]]] = {}
+        self.group_of: dict[Future[Node], str] = {}
+        self.fetched: set[str] = set()
+
+    def start(self, work: Callable[[], Node], why: Why) -> None:
+        dependency = why[1]
+        assert dependency is not None
+        origin = dependency.origin
+        group = None if dependency.constraint or origin.is_local else _download_group(origin)
+        if origin.is_local or (group is not None and group in self.fetched):
+            self.track(self.submit(work, True), why)
+        elif group is not None and group in self.waiting:
+            self.waiting[group].append((work, why))
+        else:
+            future = self.submit(work, False)
+            if group is not None:
+                self.waiting[group] = []
+                self.group_of[future] = group
+            self.track(future, why)
+
+    def finished(self, future: Future[Node]) -> None:
+        """``future`` is done: the packages waiting for its download load now."""
+        group = self.group_of.pop(future, None)
+        if group is None:
+            return
+        self.fetched.add(group)
+        for work, why in self.waiting.pop(group):
+            self.track(self.submit(work, True), why)
+
+
+def _download_group(origin: Origin) -> str:
+    """Origins that most likely share one download: same repository, same ref (or at
+    least the same first segment of one)."""
+    return f"{origin.repository}@{origin.path_text.split('/', 1)[0]}"
 
 
 def _batch(finished: queue.SimpleQueue[Future[Node]]) -> list[Future[Node]]:
