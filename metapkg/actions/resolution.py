@@ -70,12 +70,13 @@ def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
 
 def conflicted(project: Path) -> bool:
     """Does metapkg.lock hold git merge-conflict markers?"""
-    from metapkg.lock.merge import has_conflicts
-
     try:
-        return has_conflicts(read_utf8(project / lockfmt.FILENAME, "lock"))
+        text = read_utf8(project / lockfmt.FILENAME, "lock")
     except (FileNotFoundError, MetapkgError):
         return False
+    from metapkg.lock.merge import has_conflicts  # not imported when there is no lock
+
+    return has_conflicts(text)
 
 
 def _read_lock_or_replace(
