@@ -19,8 +19,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from resolvelib import AbstractProvider
-
 from metapkg.diagnostics import Diagnostic, MetapkgError
 from metapkg.fetch.source import Place
 from metapkg.origins import Origin
@@ -61,7 +59,11 @@ def in_range(requirement: Requirement, node: Node) -> bool:
     return requirement.place is None or place is None or place.same(requirement.place)
 
 
-class Provider(AbstractProvider[Requirement, Candidate, Key]):
+class Provider:
+    """A resolvelib provider by its methods: resolvelib calls them and never checks the
+    class, so resolvelib itself is imported only when there is a choice to make (most
+    graphs have none; see resolver.py)."""
+
     def __init__(
         self,
         discovery: Discovery,
@@ -90,6 +92,17 @@ class Provider(AbstractProvider[Requirement, Candidate, Key]):
         causes = {cause.requirement.key for cause in backtrack_causes}
         ranged = any(info.requirement.dependency.range for info in information[identifier])
         return (identifier not in causes, ranged, identifier)
+
+    def narrow_requirement_selection(
+        self,
+        identifiers: Iterable[Key],
+        resolutions: Mapping[Key, Candidate],
+        candidates: Mapping[Key, Iterator[Candidate]],
+        information: Mapping[Key, Iterator[Any]],
+        backtrack_causes: Any,
+    ) -> Iterable[Key]:
+        """Which identifiers resolvelib considers next: all of them (its own default)."""
+        return identifiers
 
     def find_matches(
         self,

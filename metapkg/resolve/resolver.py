@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from metapkg.diagnostics import Diagnostic, ResolutionError, error
 from metapkg.origins import Origin
@@ -25,6 +25,9 @@ from metapkg.resolve import graph
 from metapkg.resolve.candidates import Candidates
 from metapkg.resolve.discovery import Crawl, Discovery, Node
 from metapkg.resolve.provider import Candidate, Provider, Requirement
+
+if TYPE_CHECKING:
+    from resolvelib import AbstractProvider
 
 
 @dataclass(frozen=True)
@@ -47,17 +50,18 @@ def resolve(
     overrides: Mapping[str, Origin],
     candidates: Candidates,
 ) -> Resolved:
-    from resolvelib import BaseReporter, ResolutionImpossible, Resolver
-
     overridden = _overridden(crawl, overrides)
     provider = Provider(discovery, candidates, overridden, discovery.note)
     requirements = [provider.requirement(d) for d in roots]
     chosen = _without_choices(provider, requirements)
     if chosen is None:
+        from resolvelib import BaseReporter, ResolutionImpossible, Resolver
+
+        engine: Resolver[Requirement, Candidate, Key] = Resolver(
+            cast("AbstractProvider[Requirement, Candidate, Key]", provider), BaseReporter()
+        )
         try:
-            result = Resolver(provider, BaseReporter()).resolve(
-                requirements, max_rounds=4 * len(crawl.nodes) + 200
-            )
+            result = engine.resolve(requirements, max_rounds=4 * len(crawl.nodes) + 200)
         except ResolutionImpossible as exc:
             raise ResolutionError(_explain(exc.causes, provider, crawl)) from None
         chosen = {key: candidate.node for key, candidate in result.mapping.items()}
