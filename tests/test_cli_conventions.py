@@ -197,34 +197,58 @@ def test_json_everywhere_there_is_data(cli, tmp_path: Path) -> None:
         assert "--json" in parser._option_string_actions, name
 
 
+# Run in a fresh interpreter: which modules did these commands load that Python had not?
 SNIPPET = """
-import json, sys
+import sys
+before = set(sys.modules)
 from metapkg.cli.main import main
-codes = [main(["install"]), main(["-q", "install"])]
-try:
-    main(["--version"])
-except SystemExit:
-    pass
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("rich", "httpx", "shtab"))
-heavy += [m for m in ("metapkg.cli.progress", "metapkg.events") if m in sys.modules]
-print(json.dumps({"codes": codes, "heavy": heavy}))
+codes = [main(args) for args in {runs}]
+loaded = set(sys.modules) - before
+heavy = sorted(m for m in loaded if any(m == n or m.startswith(n + ".") for n in {heavy}))
+import json
+print(json.dumps({{"codes": codes, "heavy": heavy}}))
 """
+# What an install of file: packages only has no use for: the network, the resolver's
+# engine (nothing to choose), the keyring, the YAML library (plain YAML), the terminal
+# library, the graph and diff rendering.
+NOT_FOR_FILES = (
+    "httpx", "httpcore", "h11", "certifi", "resolvelib", "keyring", "rich", "ruamel",
+    "packaging", "filelock", "shtab", "click", "pygments", "metapkg.fetch.http",
+    "metapkg.fetch.github", "metapkg.graph", "metapkg.diff.render", "metapkg.diff.changelogs",
+)  # fmt: skip
+# ... and what an up-to-date install and --version have no use for: they are answered
+# before argparse, from one record, without JSON, pathlib, typing or dataclasses.
+NOT_FOR_NOOP = (
+    *NOT_FOR_FILES, "argparse", "json", "pathlib", "typing", "dataclasses", "re",
+    "platformdirs", "metapkg.diagnostics", "metapkg.events", "metapkg.cli.progress",
+    "metapkg.cli.parser", "metapkg.manifest", "metapkg.lock",
+)  # fmt: skip
 
 
-def test_no_op_install_quiet_and_version_import_no_terminal_or_http_library(
-    cli, tmp_path: Path
-) -> None:
-    project = _project(tmp_path)
-    assert_ok(cli("install", cwd=project))
+def _loaded(
+    project: Path, tmp_path: Path, runs: list[list[str]], heavy: tuple[str, ...]
+) -> tuple[object, str]:
     shared = {"METAPKG_CACHE_DIR": str(tmp_path / "cache")}
     env = _cli_environment({**shared, "METAPKG_SHARED_DIR": str(tmp_path / "shared")})
+    code = SNIPPET.format(runs=runs, heavy=heavy)
     proc = subprocess.run(
-        [sys.executable, "-c", SNIPPET], cwd=project, env=env, capture_output=True, text=True
+        [sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
-    found = json.loads(proc.stdout.splitlines()[-1])
-    assert "Already up to date" in proc.stderr  # the no-op path was the one taken
-    assert found == {"codes": [0, 0], "heavy": []}
+    return json.loads(proc.stdout.splitlines()[-1]), proc.stderr
+
+
+def test_small_jobs_import_only_what_they_use(tmp_path: Path) -> None:
+    """Issue 19: a file-only install, a no-op install and --version load no library they
+    do not use (a behaviour test: what is imported, not how long it takes)."""
+    project = _project(tmp_path)
+    found, _ = _loaded(project, tmp_path, [["-q", "install"]], NOT_FOR_FILES)
+    assert found == {"codes": [0], "heavy": []}
+    assert (project / ".claude" / "skills" / "top" / "SKILL.md").is_file()
+    runs = [["install"], ["-q", "install"], ["--version"]]
+    found, err = _loaded(project, tmp_path, runs, NOT_FOR_NOOP)
+    assert "Already up to date" in err  # the no-op path was the one taken
+    assert found == {"codes": [0, 0, 0], "heavy": []}
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
