@@ -42,9 +42,9 @@ class Small:
         self.latency = latency
         self.metapkg = metapkg_command()
         self.projects = jobs.Projects(work / "projects")
-        self.base = clean_environment(
-            METAPKG_SHARED_DIR=str(work / "shared"), METAPKG_CONFIG_DIR=str(work / "config")
-        )
+        # METAPKG_SHARED_DIR is left unset, as users leave it (nothing is written there
+        # without MCP servers); the config folder is a fresh one (no keyring marker).
+        self.base = clean_environment(METAPKG_CONFIG_DIR=str(work / "config"))
 
     def time(self, args: list[str], prepare: Callable[[], Path], env: dict[str, str]) -> Timing:
         return measure([*self.metapkg, "-q", *args], self.runs, env, prepare)
