@@ -116,7 +116,11 @@ TRICKY = [
 ]  # fmt: skip
 ALPHABET = "ab Z_-.:#/'\",[]{}&*!|>%@`?~019é\\\t"
 
-names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.-]{0,8}", fullmatch=True)
+names = st.builds(
+    lambda first, rest: first + rest,
+    st.sampled_from("aZ_k"),
+    st.text(alphabet="az09_.-", max_size=8),
+)
 keys = st.one_of(
     names,
     names,
@@ -129,7 +133,11 @@ prose = st.builds(
     st.sampled_from("aZ_/éx"),
     st.text(alphabet="ab Z019.,;/'\"#:-_()é中", max_size=20),
 )
-versions = st.from_regex(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(-[a-z0-9.]{1,5})?", fullmatch=True)
+versions = st.builds(
+    lambda parts, pre: ".".join(map(str, parts)) + pre,
+    st.tuples(*[st.integers(min_value=0, max_value=999)] * 3),
+    st.sampled_from(["", "-rc.1", "-alpha", "+b7", "-0.x"]),
+)
 scalars = st.one_of(
     prose,
     prose,
