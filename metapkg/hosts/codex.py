@@ -26,8 +26,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from metapkg.hosts import render, servers
-from metapkg.hosts.config.tomlfile import TomlServers
 from metapkg.hosts.model import AgentDoc, HostSpec, McpTarget, Rendered, Translated, UserScope
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:  # config writers are imported only when an MCP config is written
+    from metapkg.hosts.config.tomlfile import TomlServers
 
 CONFIG = ".codex/config.toml"
 
@@ -46,6 +49,12 @@ def _agent(agent: AgentDoc) -> Rendered:
         f".codex/agents/{agent.name}.toml", fields, ("developer_instructions", instructions)
     )
     return Rendered(out.path, out.data, warnings)
+
+
+def _servers(path: str) -> TomlServers:
+    from metapkg.hosts.config.tomlfile import TomlServers
+
+    return TomlServers(path)
 
 
 def _server(config: Mapping[str, Any]) -> Translated:
@@ -69,11 +78,11 @@ HOST = HostSpec(
     agents=".codex/agents",
     reads_agents=(".codex/agents",),
     agent_suffix=".toml",
-    mcp=McpTarget((CONFIG,), TomlServers, "sanitised", None, "none"),
+    mcp=McpTarget((CONFIG,), _servers, "sanitised", None, "none"),
     user=UserScope(
         skills="~/.agents/skills",
         agents="{codex_home}/agents",
-        mcp=McpTarget(("{codex_home}/config.toml",), TomlServers, "sanitised"),
+        mcp=McpTarget(("{codex_home}/config.toml",), _servers, "sanitised"),
     ),
     markers=(".codex",),
     notes=(

@@ -26,8 +26,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from metapkg.hosts import render, servers
-from metapkg.hosts.config.jsonfile import JSON_COMMENTS, JsonServers
 from metapkg.hosts.model import AgentDoc, HostSpec, McpTarget, Rendered, Translated, UserScope
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:  # config writers are imported only when an MCP config is written
+    from metapkg.hosts.config.jsonfile import JsonServers
 
 CONFIG = ".gemini/settings.json"
 
@@ -49,6 +52,8 @@ def _server(config: Mapping[str, Any]) -> Translated:
 
 
 def _servers(path: str) -> JsonServers:
+    from metapkg.hosts.config.jsonfile import JSON_COMMENTS, JsonServers
+
     return JsonServers(path, ("mcpServers",), JSON_COMMENTS)
 
 

@@ -23,8 +23,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from metapkg.hosts import render, servers
-from metapkg.hosts.config.opencode import OpenCodeServers
 from metapkg.hosts.model import AgentDoc, HostSpec, McpTarget, Rendered, Translated, UserScope
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:  # config writers are imported only when an MCP config is written
+    from metapkg.hosts.config.opencode import OpenCodeServers
 
 CONFIG = "opencode.json"
 
@@ -32,6 +35,12 @@ CONFIG = "opencode.json"
 def _agent(agent: AgentDoc) -> Rendered:
     fields = (("description", agent.description), ("mode", "subagent"))
     return render.markdown_agent(f".opencode/agents/{agent.name}.md", fields, agent.body)
+
+
+def _servers(path: str) -> OpenCodeServers:
+    from metapkg.hosts.config.opencode import OpenCodeServers
+
+    return OpenCodeServers(path)
 
 
 def _server(config: Mapping[str, Any]) -> Translated:
@@ -57,13 +66,13 @@ HOST = HostSpec(
     reads_skills=(".agents/skills", ".opencode/skills", ".claude/skills"),
     agents=".opencode/agents",
     reads_agents=(".opencode/agents", ".opencode/agent"),
-    mcp=McpTarget((CONFIG, "opencode.jsonc"), OpenCodeServers, "sanitised", None, "{env:VAR}"),
+    mcp=McpTarget((CONFIG, "opencode.jsonc"), _servers, "sanitised", None, "{env:VAR}"),
     user=UserScope(
         skills="{xdg_config}/opencode/skills",
         agents="{xdg_config}/opencode/agents",
         mcp=McpTarget(
             ("{xdg_config}/opencode/opencode.json", "{xdg_config}/opencode/opencode.jsonc"),
-            OpenCodeServers,
+            _servers,
             "sanitised",
         ),
     ),

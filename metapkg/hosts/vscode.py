@@ -22,8 +22,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from metapkg.hosts import render, servers
-from metapkg.hosts.config.jsonfile import JSONC, JsonServers
 from metapkg.hosts.model import AgentDoc, HostSpec, McpTarget, Rendered, Translated, UserScope
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:  # config writers are imported only when an MCP config is written
+    from metapkg.hosts.config.jsonfile import JsonServers
 
 CONFIG = ".vscode/mcp.json"
 
@@ -43,6 +46,8 @@ def _server(config: Mapping[str, Any]) -> Translated:
 
 
 def _servers(path: str) -> JsonServers:
+    from metapkg.hosts.config.jsonfile import JSONC, JsonServers
+
     return JsonServers(path, ("servers",), JSONC)
 
 

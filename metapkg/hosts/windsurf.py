@@ -18,8 +18,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from metapkg.hosts import servers
-from metapkg.hosts.config.jsonfile import JsonServers
 from metapkg.hosts.model import HostSpec, McpTarget, Translated, UserScope
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:  # config writers are imported only when an MCP config is written
+    from metapkg.hosts.config.jsonfile import JsonServers
 
 CONFIG = "~/.codeium/windsurf/mcp_config.json"
 
@@ -36,6 +39,8 @@ def _server(config: Mapping[str, Any]) -> Translated:
 
 
 def _servers(path: str) -> JsonServers:
+    from metapkg.hosts.config.jsonfile import JsonServers
+
     return JsonServers(path, ("mcpServers",))
 
 
