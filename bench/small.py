@@ -163,8 +163,21 @@ def main(argv: list[str] | None = None) -> int:
         floor_again = small.floor()
     report = render(floor, floor_again, rows, compared, args)
     print(report)
-    args.output.write_text(report)
+    args.output.write_text(report + _kept_notes(args.output))
     return 0
+
+
+NOTES = "<!-- notes: kept when the table above is regenerated -->"
+
+
+def _kept_notes(output: Path) -> str:
+    """The hand-written notes below NOTES in the previous results, if any."""
+    try:
+        previous = output.read_text()
+    except FileNotFoundError:
+        return ""
+    at = previous.find(NOTES)
+    return "" if at < 0 else "\n" + previous[at:]
 
 
 def compare_peers(work: Path, args: argparse.Namespace) -> dict[str, object]:
