@@ -332,6 +332,12 @@ RULES: tuple[Rule, ...] = (
         "warning",
     ),
     _install(
+        "user-scope",
+        "a --global install can give every target what a project install would",
+        "install that host's packages into a project, or leave the host out of --global",
+        "warning",
+    ),
+    _install(
         "mcp-toml",
         "a host's TOML MCP config (.codex/config.toml) is valid TOML",
         "fix the line the message names, or move the file away; metapkg changed nothing",
