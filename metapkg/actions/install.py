@@ -37,6 +37,7 @@ class InstallReport:
     applied: Applied | None = None  # with dry_run: what would be applied
     recovered: tuple[str, ...] = ()
     dry_run: bool = False
+    scope: Scope | None = None  # where it provisioned, when not the project (--global)
 
 
 @contextlib.contextmanager
@@ -115,7 +116,7 @@ def install(
         resolution = timed("resolving", resolved)
         owned = state.owned(where) or state.Owned()
         would = preview(where, resolution.plan, owned, reinstall)
-        return InstallReport(False, resolution, would, dry_run=True)
+        return InstallReport(False, resolution, would, dry_run=True, scope=scope)
     with project_lock(project):
         recovered = tuple(recover(where))
         resolution = timed("resolving", resolved)
@@ -135,7 +136,7 @@ def install(
         state.save(project, applied.owned, file_roots, values, __version__)
         if not where.user:  # the home folder has no .gitignore of metapkg's
             _update_gitignore(project, applied)
-    return InstallReport(False, resolution, applied, recovered)
+    return InstallReport(False, resolution, applied, recovered, scope=scope)
 
 
 def timed(name: str, work: Callable[[], T]) -> T:

@@ -121,7 +121,6 @@ def plan_placements(
     }
     configs.update(extra_servers or {})
     if scope.user:
-        mode = "host-variables"  # no project: a host's own workspace variable, if any
         warnings.extend(_user_scope_warnings(targets, scope, configs))
     edits = _config_edits(configs, hosts, scope, values, mode, warnings)
     notes = [n for h in hosts for n in h.notes if _gets_anything(h, by_path, edits)]
@@ -246,9 +245,8 @@ def _user_scope_warnings(
                 "user-scope",
                 "metapkg.yaml",
                 f"{', '.join(uses)} {'uses' if len(uses) == 1 else 'use'} ${{workspaceDir}}, "
-                f"and a --global install has no project: hosts with a workspace variable "
-                f"(${{workspaceFolder}} in Cursor and VS Code) get that, the others the home "
-                f"folder. Install {'it' if len(uses) == 1 else 'them'} into a project to "
+                f"and a --global install has no project, so it is written as your home "
+                f"folder; install {'it' if len(uses) == 1 else 'them'} into a project to "
                 f"give {'it' if len(uses) == 1 else 'them'} the project's folder",
             )
         )

@@ -75,9 +75,8 @@ class Scope:
         return located.as_posix()
 
     def values(self) -> dict[str, str]:
-        """The MCP placeholder values: a project's folder; in user scope, no project
-        exists, so ``${workspaceDir}`` is the home folder (where a host has a workspace
-        variable of its own, that is written instead: see resolution)."""
+        """The MCP placeholder values. In user scope there is no project, so
+        ``${workspaceDir}`` is the home folder (the plan warns about it)."""
         from metapkg.provision.values import placeholder_values
 
         if self.home is None:
@@ -98,15 +97,18 @@ def user(base: Path | None = None) -> Scope:
     return Scope("user", folder, registry.USER_HOSTS, paths.USER, home, env)
 
 
+_SHARED_ROOTS = ("~", "{xdg_config}", "{app_config}")  # every user has these: no sign of a host
+
+
 def detect_user_hosts(scope: Scope) -> tuple[str, ...]:
     """Hosts the user already has (for the starter global manifest): the folder holding
     one of the host's user-level folders or config files exists (``~/.claude``,
-    ``{codex_home}/config.toml``, ``{app_config}/Code/User``)."""
+    ``{codex_home}``, ``{app_config}/Code/User``)."""
     found = []
     for name, host in scope.hosts.items():
         files = host.mcp.files if host.mcp else ()
         places = {p.rsplit("/", 1)[0] for p in (host.skills, host.agents, *files) if p}
         places.update(files)
-        if any(p not in paths.USER_ROOTS and scope.locate(p).exists() for p in places):
+        if any(p not in _SHARED_ROOTS and scope.locate(p).exists() for p in places):
             found.append(name)
     return tuple(found)
