@@ -31,6 +31,7 @@ from metapkg.manifest import Manifest
 from metapkg.origins import Origin
 from metapkg.packages.models import Skill
 from metapkg.provision import scope as scopes
+from metapkg.provision.hostrules import host_findings
 from metapkg.provision.plan import Item, Plan, plan_placements
 from metapkg.resolve.candidates import Candidates, locked_choices
 from metapkg.resolve.discovery import Discovery, Node
@@ -179,6 +180,9 @@ def resolve_project(
     extra = {} if where.user else _metaskill_server(project, manifest, resolved)
     links = link_mode or manifest.link_mode
     plan = plan_placements(items, manifest.targets, where, values, mode, extra, links)
+    judged = host_findings(items, where.active(manifest.targets))
+    if any(d.severity == "error" for d in judged):
+        raise PackageError([d for d in judged if d.severity == "error"])
     lock = from_resolution(
         project, manifest.targets, resolved, manifest.overrides, located, plan.paths,
         plan.servers,
@@ -188,6 +192,7 @@ def resolve_project(
         + resolved.notes
         + tuple(trust)
         + plan.warnings
+        + tuple(judged)
         + tuple(
             d
             for key in resolved.order

@@ -141,6 +141,8 @@ class Host(Protocol):
     def notes(self) -> tuple[str, ...]: ...
     @property
     def sources(self) -> tuple[str, ...]: ...
+    @property
+    def profile(self) -> str | None: ...
 
     def agent_path(self, name: str) -> str | None: ...
 
@@ -172,6 +174,9 @@ class HostSpec:
     markers: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # where the facts above were checked
+    # The check profile of the host's own loader (metapkg/profiles), run on every package
+    # provisioned into it at install: e.g. "metis", whose loader skips invalid skills.
+    profile: str | None = None
     render: Callable[[AgentDoc], Rendered] | None = None
     translate: Callable[[Mapping[str, Any]], Translated] | None = None
 
