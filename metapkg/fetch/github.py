@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -387,6 +387,8 @@ class GitHubSource:
                         )
                     ]
                 )
+        if events.active():
+            _report_skipped(repo, commit, path, record)
         remembered = self.seals.integrity(repo, commit, path, package)
         if remembered is not None:
             return remembered
@@ -505,3 +507,15 @@ def _next_link(header: str) -> str | None:
         if 'rel="next"' in params:
             return url.strip().strip("<>")
     return None
+
+
+def _report_skipped(
+    repo: str, commit: str, path: str, record: Mapping[str, tuple[int, bool, str]]
+) -> None:
+    """Tell ``-v`` which entries of the archive were skipped outside the package at
+    ``path`` (inside it they are an error, above)."""
+    for relative, entry in sorted(record.items()):
+        why = archive.skipped_why(entry)
+        inside = not path or relative == path or relative.startswith(f"{path}/")
+        if why is not None and not inside:
+            events.emit(events.Skipped(repo, commit, relative, why))
