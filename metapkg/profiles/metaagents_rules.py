@@ -344,7 +344,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _install(
         "tag-version",
-        "a version tag names the version its package declares (else it is no candidate)",
+        "a version tag names the version its package declares (else it is no candidate); "
+        "check: the tag at a local git checkout's HEAD too",
         "retag the release, or fix the package's version and tag it again",
         "warning",
     ),
