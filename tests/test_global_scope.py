@@ -101,13 +101,14 @@ def test_global_install_provisions_every_hosts_user_folders(tmp_path: Path, user
     (home / ".codex/config.toml").write_text('# mine\nmodel = "o3"\n')
     (home / ".claude.json").write_text('{"numStartups": 3, "mcpServers": {"mine": {}}}\n')
     (home / ".claude/skills/own").mkdir(parents=True)  # the user's own skill
+    (home / ".cursor/agents").mkdir(parents=True)  # empty, and none of metapkg's business
     (home / ".claude/skills/own/SKILL.md").write_text("mine\n")
 
     first = assert_ok(user("add", "--global", "./src/skills/pdf"))
-    assert f"Wrote {user.base / 'metapkg.yaml'} (targets: claude, codex)" in first.err
+    assert f"Wrote {user.base / 'metapkg.yaml'} (targets: claude, codex, cursor)" in first.err
     manifest = (user.base / "metapkg.yaml").read_text()
     assert f"file:{(tmp_path / 'src/skills/pdf').as_posix()}" in manifest  # absolute
-    (user.base / "metapkg.yaml").write_text(manifest.replace("[claude, codex]", f"[{ALL}]"))
+    (user.base / "metapkg.yaml").write_text(manifest.replace("[claude, codex, cursor]", f"[{ALL}]"))
     run = assert_ok(user("add", "-g", "./src/mcps/io.playwright_mcp.json", "--json"))
     assert "~/.codex/config.toml" in run.json["configs"]
     assert any(d["rule"] == "user-scope" for d in run.json["diagnostics"])  # ${workspaceDir}
@@ -152,6 +153,7 @@ def test_global_install_provisions_every_hosts_user_folders(tmp_path: Path, user
     assert (home / ".claude/skills/own/SKILL.md").read_text() == "mine\n"
     assert (home / ".metis/skills/pdf").is_dir()  # changed by the user since: kept
     assert not (home / ".agents").exists() and not (home / ".kiro").exists()
+    assert (home / ".cursor/agents").is_dir() and not (home / ".cursor/skills").exists()
 
 
 def test_a_user_file_in_the_way_is_a_collision_that_changes_nothing(

@@ -93,7 +93,7 @@ def apply(
     except BaseException:
         tx.discard()
         raise
-    _prune_empty_host_folders(scope)
+    _prune_empty_host_folders(scope, [*removed, *changed])
     now = Owned({p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}, servers)
     kept = tuple(p for p in gone if p not in mine)
     return Applied(tuple(copied), tuple(removed), tuple(changed), lock is not None, now, kept)
@@ -154,10 +154,18 @@ def _stage_configs(
     return changed, servers
 
 
-def _prune_empty_host_folders(scope: Scope) -> None:
+def _prune_empty_host_folders(scope: Scope, gone: Iterable[str]) -> None:
+    """Remove the host folders that removing ``gone`` left empty (only those: an empty
+    ``~/.cursor`` the install never touched is not metapkg's to remove)."""
+    above = {
+        "/".join(path.split("/")[:depth])
+        for path in gone
+        for depth in range(1, path.count("/") + 1)
+    }
     for folder in scope.allow.host_folders:  # deepest first
-        with contextlib.suppress(OSError):
-            scope.locate(folder).rmdir()  # only succeeds when empty
+        if folder in above:
+            with contextlib.suppress(OSError):
+                scope.locate(folder).rmdir()  # only succeeds when empty
 
 
 def _refuse_links(scope: Scope, plan: Plan, owned: Owned, lock_name: str | None) -> None:
