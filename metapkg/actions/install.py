@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from metapkg import __version__, events
-from metapkg.diagnostics import Diagnostic, LockError, ProvisionError, error, warning
+from metapkg.actions.projectlock import project_lock
+from metapkg.diagnostics import Diagnostic, LockError, error, warning
 from metapkg.provision import state
-from metapkg.provision.stage import STATE_DIR, recover
+from metapkg.provision.stage import recover
 from metapkg.provision.uptodate import STATE_FILE, up_to_date
 from metapkg.provision.values import placeholder_values
 
@@ -37,24 +36,6 @@ class InstallReport:
     recovered: tuple[str, ...] = ()
     dry_run: bool = False
     warnings: tuple[Diagnostic, ...] = ()
-
-
-@contextlib.contextmanager
-def project_lock(project: Path) -> Iterator[None]:
-    """Serialize metapkg runs that write one project (a second one waits here)."""
-    from filelock import FileLock
-
-    folder = project / STATE_DIR
-    if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
-        raise ProvisionError.single(
-            "state",
-            STATE_DIR,
-            f"{STATE_DIR} must be a folder of metapkg's local state, and here it is a link or "
-            f"a file; remove it (it holds nothing else) and run metapkg again",
-        )
-    folder.mkdir(exist_ok=True)
-    with FileLock(str(folder / "lock")):
-        yield
 
 
 def install(
