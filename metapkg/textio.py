@@ -19,7 +19,14 @@ from metapkg import failpoint
 from metapkg.diagnostics import MetapkgError, UnreadableFile
 from metapkg.safefile import MAX_TEXT_BYTES, NotRegularFile, read_regular
 
-__all__ = ["MAX_TEXT_BYTES", "NotRegularFile", "read_regular", "read_utf8", "write_atomic"]
+__all__ = [
+    "MAX_TEXT_BYTES",
+    "NotRegularFile",
+    "decode_utf8",
+    "read_regular",
+    "read_utf8",
+    "write_atomic",
+]
 
 
 def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
@@ -35,6 +42,12 @@ def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
         raise UnreadableFile.single(
             rule, shown, f"cannot read it ({exc.strerror}); check its permissions"
         ) from None
+    return decode_utf8(data, rule, shown)
+
+
+def decode_utf8(data: bytes, rule: str, shown: str) -> str:
+    """``data`` as text (a byte-order mark dropped); bytes that are not UTF-8 are an
+    error naming ``shown`` and the first bad byte."""
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:

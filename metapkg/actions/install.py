@@ -177,7 +177,7 @@ def lock(
     project: Path, check: bool = False, offline: bool = False, workers: int = 16
 ) -> Resolution:
     """Resolve and write metapkg.lock only; with ``check``, raise if it would change."""
-    from metapkg.actions.resolution import conflicted, resolve_project
+    from metapkg.actions.resolution import conflicted, read_lock, resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
     from metapkg.textio import write_atomic
@@ -191,6 +191,8 @@ def lock(
                 "metapkg.lock has merge conflicts; run `metapkg lock` (which merges both "
                 "sides) and commit metapkg.lock",
             )
+        if check:
+            read_lock(project)  # a damaged lock is reported as such, not as "no lock yet"
         resolution = resolve_project(project, FetchOptions(offline=offline, workers=workers))
         if check:
             if resolution.lock_changed:

@@ -36,7 +36,6 @@ from metapkg.provision.values import placeholder_values
 from metapkg.resolve.candidates import Candidates, locked_choices
 from metapkg.resolve.discovery import Discovery, Node
 from metapkg.resolve.resolver import Resolved, resolve
-from metapkg.textio import read_utf8
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ class Resolution:
 def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
     path = project / lockfmt.FILENAME
     try:
-        text = read_utf8(path, "lock")
+        text = lockfmt.read_text(path)
     except FileNotFoundError:
         return None, None
     except UnreadableFile as exc:  # the system said no: not damage, so never replaced
@@ -73,7 +72,7 @@ def conflicted(project: Path) -> bool:
     from metapkg.lock.merge import has_conflicts
 
     try:
-        return has_conflicts(read_utf8(project / lockfmt.FILENAME, "lock"))
+        return has_conflicts(lockfmt.read_text(project / lockfmt.FILENAME))
     except (FileNotFoundError, MetapkgError):
         return False
 
@@ -111,7 +110,7 @@ def _merged(
             "metapkg.lock has merge conflicts, and --frozen installs only a clean lock; run "
             "`metapkg install` (which merges both sides) and commit metapkg.lock",
         )
-    text = read_utf8(project / lockfmt.FILENAME, "lock")
+    text = lockfmt.read_text(project / lockfmt.FILENAME)
     try:
         merged = merge(text)
     except lockfmt.UnreadableLock as exc:
