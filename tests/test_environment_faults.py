@@ -207,3 +207,12 @@ def test_a_setting_metapkg_cannot_use_is_a_usage_error(cli, project: Path, setti
     assert run.code == 2 and "Traceback" not in run.err, run.err
     assert run.err.startswith(f"environment: error[usage]: {name}={value!r} is not a "), run.err
     _untouched(project)
+
+
+def test_a_full_disk_while_staging_says_so(cli, project: Path) -> None:
+    """Once "could not stage the install (None)": now the reason and what to do."""
+    run = cli("install", cwd=project, env={"METAPKG_FAILPOINT": "enospc:0"})
+    [found] = assert_fails_with(run, "provision")
+    assert "(No space left on device)" in found.message and "make room" in found.message
+    assert "None" not in run.err
+    _untouched(project)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from metapkg import events
 from metapkg import manifest as manifest_file
+from metapkg.actions import prechecks
 from metapkg.diagnostics import (
     Diagnostic,
     LockError,
@@ -143,10 +144,15 @@ def resolve_project(
     manifest = manifest or manifest_file.read(project)
     options = options or FetchOptions()
     progress = progress or _report_resolving
+    prechecks.refuse_the_project_itself(
+        project, [d.origin for d in manifest.dependencies] + list(manifest.overrides.values())
+    )
     old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen)
     if old_lock is not None:
         pins = tuple(RefPin(p.repo, p.ref, p.commit, p.host) for p in old_lock.pins)
         options = dataclasses.replace(options, pins=pins)
+        if options.frozen and (stale := prechecks.frozen_staleness(project, manifest, old_lock)):
+            raise LockError(stale)  # before any download: nothing the manifest does not ask for
     unpinned = _unpinned_roots(manifest, options.pins)
     if unpinned and options.frozen:
         raise unpinned_under_frozen(list(unpinned))  # before any download: CI caches start cold
@@ -157,10 +163,13 @@ def resolve_project(
     candidates = Candidates(sources, locked, fresh)
     discovery = Discovery(sources, candidates, options.workers)
     try:
-        discovery.warm(item.origin for item in locked)  # a lock's graph loads in one wave
+        if old_lock is not None:  # the lock's graph, as far as still needed, in one wave
+            needed = prechecks.still_needed(project, manifest, old_lock)
+            discovery.warm(item.origin for item in locked if item.key in needed)
         crawled = discovery.crawl(manifest.dependencies, manifest.overrides, progress)
         if crawled.problems:
             raise ResolutionError(crawled.problems)
+        prechecks.refuse_the_project_itself(project, crawled.nodes)
         _check_pinned_content(project, crawled.nodes.values(), old_lock)
         resolved = resolve(
             manifest.dependencies, discovery, crawled, manifest.overrides, candidates
