@@ -237,7 +237,10 @@ class Cache:
         if not self.root.exists():
             return 0
         wait = settings.cache_lock_timeout() if timeout is None else timeout
-        handle = cachelock.exclusive(self.root, wait)
+        try:
+            handle = cachelock.exclusive(self.root, wait)
+        except OSError as exc:
+            raise CacheUnusable.because(self.root, exc) from None
         try:
             if entries:
                 paths = [path for repo, commit in entries for path in self._paths(repo, commit)]
