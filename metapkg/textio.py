@@ -12,10 +12,9 @@ half of it, and the rename is made durable with ``fsync``.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
-from metapkg import failpoint
+from metapkg import failpoint, orphans
 from metapkg.diagnostics import MetapkgError, UnreadableFile
 from metapkg.safefile import MAX_TEXT_BYTES, NotRegularFile, read_regular
 
@@ -67,7 +66,7 @@ def write_atomic(path: Path, text: str, durable: bool = True) -> None:
     empty one, each of which the cache treats as missing or damaged and rebuilds; the
     fsyncs cost 10-30 ms each on a virtual disk, per repository.
     """
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    temporary = orphans.temporary(path)
     data = text.encode("utf-8")
     try:
         with open(temporary, "wb") as handle:

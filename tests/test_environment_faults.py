@@ -218,3 +218,24 @@ def test_a_full_disk_while_staging_says_so(cli, project: Path) -> None:
     assert "(No space left on device)" in found.message and "make room" in found.message
     assert "None" not in run.err
     _untouched(project)
+
+
+def test_what_a_killed_write_left_in_the_project_goes_at_the_next_install(
+    cli, project: Path
+) -> None:
+    """A SIGKILL between write_atomic's write and rename leaves its temporary; the next
+    install removes it, even an up-to-date one, unless its writer is still running."""
+    assert_ok(cli("install", cwd=project))
+    dead, alive = 999_999_999, os.getpid()  # no pid is that high; this test's own is live
+    left = [
+        project / f".metapkg.yaml.{dead}.1.tmp",
+        project / f".metapkg.lock.{dead}.2.tmp",
+        project / ".metapkg" / f".state.json.{dead}.3.tmp",
+    ]
+    kept = [project / f".metapkg.yaml.{alive}.4.tmp", project / f".notes.md.{dead}.5.tmp"]
+    for path in left + kept:
+        path.write_text("half\n")
+    run = assert_ok(cli("install", cwd=project))
+    assert "Already up to date" in run.err
+    assert [p for p in left if p.exists()] == []
+    assert all(p.exists() for p in kept)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from metapkg import __version__, events
+from metapkg import __version__, events, orphans
 from metapkg.actions.projectlock import project_lock
 from metapkg.diagnostics import Diagnostic, LockError, error, warning
 from metapkg.provision import state
@@ -62,6 +62,7 @@ def install(
     (no lock, no files, no state); ``manifest`` stands in for metapkg.yaml (`add
     --dry-run` resolves an edit it does not write).
     """
+    orphans.sweep_project(project)
     values = placeholder_values(project)
     asked = unpin is not None or reinstall or manifest is not None
     if not asked and up_to_date(project, values, __version__):
@@ -184,6 +185,7 @@ def lock(
 
     with project_lock(project):
         recover(project)  # an interrupted install's rollback must not undo this lock later
+        orphans.sweep_project(project)
         if check and conflicted(project):
             raise LockError.single(
                 "lock",
