@@ -59,6 +59,16 @@ class CacheHit(NamedTuple):
     commit: str
 
 
+class Skipped(NamedTuple):
+    """An archive entry that was never extracted (a link, a device: ``why``), outside the
+    package asked for, so that package installs: for ``-v``."""
+
+    repo: str
+    commit: str
+    entry: str  # its path in the repository
+    why: str
+
+
 class Provisioning(NamedTuple):
     """``path`` is being written into the project (``done`` of ``total`` placements)."""
 
@@ -74,7 +84,17 @@ class Phase(NamedTuple):
     seconds: float
 
 
-Event = Resolving | Request | Downloading | Received | Extracting | CacheHit | Provisioning | Phase
+Event = (
+    Resolving
+    | Request
+    | Downloading
+    | Received
+    | Extracting
+    | CacheHit
+    | Skipped
+    | Provisioning
+    | Phase
+)
 Listener = Callable[[Event], None]
 
 _listener: Listener | None = None

@@ -14,6 +14,10 @@ variable and what it takes, instead of failing later with a traceback (``nan`` s
 | METAPKG_CACHE_DIR | the download cache (default: the platform's user cache dir) |
 | METAPKG_SHARED_DIR | the value of ${sharedDir} (default: user data dir + /shared) |
 | METAPKG_CONFIG_DIR | where `auth login` leaves its marker (default: user config dir) |
+| METAPKG_GLOBAL_DIR | `--global`'s metapkg.yaml, lock and state (default: config dir + /global) |
+| METAPKG_HOME | the home folder `--global` installs into; set, it also stands in for |
+|  | XDG_CONFIG_HOME, CODEX_HOME and APPDATA (a sandbox: tests, previews) |
+| HOME, XDG_CONFIG_HOME, CODEX_HOME, APPDATA | where hosts keep user-level files (--global) |
 | METAPKG_OFFLINE | 1/true/yes/on: same as --offline |
 | METAPKG_JOBS | parallel downloads (default 16) |
 | METAPKG_HTTP_TIMEOUT | seconds per request (default 30) |
@@ -110,6 +114,23 @@ def config_dir() -> Path:
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("metapkg", appauthor=False))
+
+
+def global_dir() -> Path:
+    """Where ``--global`` keeps its metapkg.yaml, metapkg.lock and .metapkg/ state."""
+    configured = _text("METAPKG_GLOBAL_DIR")
+    return Path(configured).absolute() if configured else config_dir().absolute() / "global"
+
+
+def user_home() -> tuple[Path, dict[str, str]]:
+    """The home folder ``--global`` installs into, and the environment its host paths are
+    resolved with (hosts/paths.resolve_user_path). METAPKG_HOME makes a sandbox: every
+    user-level path then lies under it, whatever XDG_CONFIG_HOME or CODEX_HOME say."""
+    configured = _text("METAPKG_HOME")
+    if configured:
+        return Path(configured).absolute(), {}
+    names = ("XDG_CONFIG_HOME", "CODEX_HOME", "APPDATA")
+    return Path.home(), {name: os.environ[name] for name in names if os.environ.get(name)}
 
 
 def offline() -> bool:

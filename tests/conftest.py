@@ -25,6 +25,8 @@ CATALOGS = FIXTURES / "catalogs"
 
 
 _CONFIG_DIR = Path(tempfile.mkdtemp(prefix="metapkg-test-config-"))
+# `--global` installs into METAPKG_HOME: never the real home folder, whatever a test does.
+_HOME_DIR = Path(tempfile.mkdtemp(prefix="metapkg-test-home-"))
 
 
 @dataclass
@@ -59,6 +61,7 @@ def _cli_environment(env: dict[str, str] | None) -> dict[str, str]:
     full_env["NO_COLOR"] = "1"
     # Never read or write the real user's metapkg config (the keyring token marker).
     full_env["METAPKG_CONFIG_DIR"] = str(_CONFIG_DIR)
+    full_env["METAPKG_HOME"] = str(_HOME_DIR)
     full_env.update(env or {})
     return full_env
 

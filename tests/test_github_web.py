@@ -119,3 +119,22 @@ def test_a_big_repository_fetches_only_each_package_folder_through_git(gh: GH) -
     gh.server.clear_log()
     assert_ok(gh.install("--reinstall", env={"METAPKG_LARGE_REPO_BYTES": "100000"}))
     assert gh.count(r"", "download") == 0 and gh.count(r"/git-upload-pack", "web") == 0
+
+
+def test_slash_refs_and_renamed_repositories_on_the_web_path(gh: GH) -> None:
+    gh.repo(
+        "acme/new", {"c1": {"skills": {"alpha": {}, "beta": {}}}}, branches={"release/1.x": "c1"}
+    )
+    gh.repo("acme/old", {}, branches={}, renamed_to="acme/new")
+    gh.manifest(
+        skills=[
+            skill_origin("acme/new", "release/1.x", "alpha"),
+            skill_origin("acme/old", "release/1.x", "beta"),
+        ]
+    )
+    run = assert_ok(gh.install())
+    assert _hosts(gh).get("api", 0) == 0
+    assert gh.count(r"/tar\.gz/", "download") == 1  # one archive for both names
+    assert "warning[repo-renamed]" in run.err
+    pins = {(p["repo"], p["ref"]) for p in gh.lock()["pins"]}
+    assert ("acme/new", "release/1.x") in pins

@@ -28,9 +28,14 @@ def gh(tmp_path: Path) -> Iterator[GH]:
 
 
 def test_a_plain_skill_installs_from_a_repo_with_a_root_symlink(gh: GH) -> None:
-    run = assert_ok(gh.run("add", "pub/many-skills", "--skill", "release-notes"))
+    run = assert_ok(gh.run("-v", "add", "pub/many-skills", "--skill", "release-notes"))
     warnings = [d for d in diagnostics(run.err) if d.severity == "warning"]
     assert [d.rule for d in warnings] == ["not-metaagents"]
+    # -v names the link at the repository root that was skipped (never extracted)
+    skipped = [line for line in run.err.splitlines() if line.startswith("  skipped ")]
+    assert len(skipped) == 1, run.err
+    assert skipped[0].startswith("  skipped AGENTS.md in pub/many-skills at ")
+    assert "a symbolic link to 'CLAUDE.md', outside the package, never extracted" in skipped[0]
     assert (gh.project / ".claude/skills/release-notes/SKILL.md").is_file()
     entry = "https://github.com/pub/many-skills/tree/main/skills/release-notes"
     assert entry in (gh.project / "metapkg.yaml").read_text()

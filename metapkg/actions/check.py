@@ -67,6 +67,10 @@ def check(paths: list[str], profiles: Sequence[str] = (registry.DEFAULT,)) -> Ch
                 diagnostics.extend(runner.check(target))
         for runner in runners:
             diagnostics.extend(runner.check_set(targets))
+        if registry.DEFAULT in names:  # a local git checkout whose HEAD is tagged
+            from metapkg.profiles.gittags import tag_findings
+
+            diagnostics.extend(tag_findings(targets))
     return CheckReport(tuple(diagnostics), packages, tuple(notes))
 
 

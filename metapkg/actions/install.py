@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from metapkg.lock import format as lockfmt
     from metapkg.manifest import Manifest
     from metapkg.provision.apply import Applied
+    from metapkg.provision.scope import Scope
 
 T = TypeVar("T")
 
@@ -36,6 +37,7 @@ class InstallReport:
     recovered: tuple[str, ...] = ()
     dry_run: bool = False
     warnings: tuple[Diagnostic, ...] = ()
+    scope: Scope | None = None  # where it provisioned, when not the project (--global)
 
 
 def install(
@@ -50,6 +52,7 @@ def install(
     link_mode: str | None = None,
     dry_run: bool = False,
     manifest: Manifest | None = None,
+    scope: Scope | None = None,
 ) -> InstallReport:
     """Resolve (reusing the lock's pins), fetch, write the lock, provision.
 
@@ -60,17 +63,22 @@ def install(
     reports) instead of only what changed.
     ``dry_run`` resolves and reports what would change, writing nothing in the project
     (no lock, no files, no state); ``manifest`` stands in for metapkg.yaml (`add
-    --dry-run` resolves an edit it does not write).
+    --dry-run` resolves an edit it does not write). ``scope``: where to provision (default:
+    the project; provision/scope.user() for ``--global``, whose manifest, lock and state
+    are in ``project``, the user-scope folder).
     """
     orphans.sweep_project(project)
-    values = placeholder_values(project)
-    asked = unpin is not None or reinstall or manifest is not None
+    values = placeholder_values(project) if scope is None else scope.values()
+    asked = unpin is not None or reinstall or manifest is not None or scope is not None
     if not asked and up_to_date(project, values, __version__):
         return InstallReport(up_to_date=True, dry_run=dry_run)
     from metapkg.actions.resolution import read_lock, resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
+    from metapkg.provision import scope as scopes
     from metapkg.provision.apply import apply
+
+    where = scope or scopes.project(project)
 
     def resolved() -> Resolution:
         unpinned: frozenset[tuple[str, str]] = frozenset()
@@ -79,7 +87,7 @@ def install(
             unpinned = unpin(current) if current is not None else frozenset()
         options = FetchOptions(offline=offline, frozen=frozen, workers=workers, unpinned=unpinned)
         resolution = resolve_project(
-            project, options, progress, fresh, link_mode=link_mode, manifest=manifest
+            project, options, progress, fresh, link_mode=link_mode, manifest=manifest, scope=where
         )
         if frozen:
             check_frozen(resolution)
@@ -89,19 +97,19 @@ def install(
         from metapkg.actions.preview import preview
 
         resolution = timed("resolving", resolved)
-        owned = state.owned(project) or state.Owned()
-        would = preview(project, resolution.plan, owned, reinstall)
-        return InstallReport(False, resolution, would, dry_run=True)
+        owned = state.owned(where) or state.Owned()
+        would = preview(where, resolution.plan, owned, reinstall)
+        return InstallReport(False, resolution, would, dry_run=True, scope=scope)
     with project_lock(project):
-        recovered = tuple(recover(project))
+        recovered = tuple(recover(where))
         resolution = timed("resolving", resolved)
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
         lock = (lockfmt.FILENAME, lock_text) if lock_text is not None else None
         # No record (a fresh clone): metapkg owns nothing yet; what is already there
         # byte-for-byte as it would write it is adopted, anything else is a collision.
-        owned = state.owned(project) or state.Owned()
+        owned = state.owned(where) or state.Owned()
         applied = timed(
-            "provisioning", lambda: apply(project, resolution.plan, owned, lock, reinstall)
+            "provisioning", lambda: apply(where, resolution.plan, owned, lock, reinstall)
         )
         file_roots = [
             str(node.fetched.path)
@@ -117,10 +125,13 @@ def install(
             again = "the next install checks the provisioned files again"
             warnings.append(_unrecorded(STATE_FILE, exc, again))
         try:
-            _update_gitignore(project, applied)
+            if not where.user:  # the home folder has no .gitignore of metapkg's
+                _update_gitignore(project, applied)
         except OSError as exc:
             warnings.append(_unrecorded(".gitignore", exc, "its metapkg block is out of date"))
-    return InstallReport(False, resolution, applied, recovered, warnings=tuple(warnings))
+    return InstallReport(
+        False, resolution, applied, recovered, warnings=tuple(warnings), scope=scope
+    )
 
 
 def _unrecorded(path: str, exc: OSError, consequence: str) -> Diagnostic:
@@ -181,10 +192,12 @@ def lock(
     from metapkg.actions.resolution import conflicted, read_lock, resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
+    from metapkg.provision import scope as scopes
     from metapkg.textio import write_atomic
 
     with project_lock(project):
-        recover(project)  # an interrupted install's rollback must not undo this lock later
+        # an interrupted install's rollback must not undo this lock later
+        recover(scopes.project(project))
         orphans.sweep_project(project)
         if check and conflicted(project):
             raise LockError.single(

@@ -32,8 +32,9 @@ from metapkg.lock.build import from_resolution
 from metapkg.manifest import Manifest
 from metapkg.origins import Origin
 from metapkg.packages.models import Skill
+from metapkg.provision import scope as scopes
+from metapkg.provision.hostrules import host_findings
 from metapkg.provision.plan import Item, Plan, plan_placements
-from metapkg.provision.values import placeholder_values
 from metapkg.resolve.candidates import Candidates, locked_choices
 from metapkg.resolve.discovery import Discovery, Node
 from metapkg.resolve.resolver import Resolved, resolve
@@ -136,11 +137,13 @@ def resolve_project(
     registry: Mapping[str, SourceFactory] = REGISTRY,
     link_mode: str | None = None,
     manifest: Manifest | None = None,
+    scope: scopes.Scope | None = None,
 ) -> Resolution:
     """``fresh``: for `metapkg update`, the fqns whose locked versions are not reused
     (empty: none is); None reuses the lock's choices wherever they still fit.
     ``registry``: the sources per origin scheme (tests pass an in-memory forge).
-    ``manifest``: instead of reading metapkg.yaml (a dry run of an edit)."""
+    ``manifest``: instead of reading metapkg.yaml (a dry run of an edit).
+    ``scope``: where the plan provisions (default: the project; ``--global``: the user's)."""
     manifest = manifest or manifest_file.read(project)
     options = options or FetchOptions()
     progress = progress or _report_resolving
@@ -182,11 +185,15 @@ def resolve_project(
     _check_packages(resolved)
     trust = _trust_notes(project, manifest, resolved)
     items = [_item(resolved.packages[key]) for key in resolved.order]
-    values = placeholder_values(project)
+    where = scope or scopes.project(project)
+    values = where.values()
     mode: Mode = "host-variables" if manifest.mcp_paths == "host-variables" else "absolute"
-    extra = _metaskill_server(project, manifest, resolved)
+    extra = {} if where.user else _metaskill_server(project, manifest, resolved)
     links = link_mode or manifest.link_mode
-    plan = plan_placements(items, manifest.targets, project, values, mode, extra, links)
+    plan = plan_placements(items, manifest.targets, where, values, mode, extra, links)
+    judged = host_findings(items, where.active(manifest.targets))
+    if any(d.severity == "error" for d in judged):
+        raise PackageError([d for d in judged if d.severity == "error"])
     lock = from_resolution(
         project, manifest.targets, resolved, manifest.overrides, located, plan.paths,
         plan.servers,
@@ -196,6 +203,7 @@ def resolve_project(
         + resolved.notes
         + tuple(trust)
         + plan.warnings
+        + tuple(judged)
         + tuple(
             d
             for key in resolved.order

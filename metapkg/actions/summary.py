@@ -101,15 +101,21 @@ def summarize(report: InstallReport) -> Summary:
         return Summary(report.dry_run, True)
     resolution, applied = report.resolution, report.applied
     assert resolution is not None and applied is not None
+    scope = report.scope
+
+    def shown(paths: tuple[str, ...]) -> tuple[str, ...]:
+        """--global's user-level path templates as this machine's paths (~/.codex/...)."""
+        return paths if scope is None else tuple(scope.show(p) for p in paths)
+
     return Summary(
         dry_run=report.dry_run,
         up_to_date=False,
         packages=len(resolution.lock.packages),
         changes=package_changes(resolution.old_lock, resolution.lock),
-        provisioned=applied.copied,
-        removed=applied.removed,
-        configs=applied.configs_changed,
-        kept=applied.kept,
+        provisioned=shown(applied.copied),
+        removed=shown(applied.removed),
+        configs=shown(applied.configs_changed),
+        kept=shown(applied.kept),
         lock_changed=resolution.lock_changed,
         lock_written=applied.lock_written,
         recovered=report.recovered,

@@ -26,15 +26,15 @@ from metapkg.integrity import TreeError, tree_files, tree_hash
 from metapkg.lock import format as lockfmt
 from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages.load import load_package
+from metapkg.provision import scope as scopes
 from metapkg.provision.plan import ConfigEdit, Item, Placement, plan_placements
-from metapkg.provision.values import placeholder_values
 from metapkg.textio import read_utf8
 
 
 @dataclass(frozen=True)
 class Drift:
     kind: str  # modified, missing, extra
-    path: str  # project-relative
+    path: str  # project-relative (user scope: a user-level path template)
     detail: str = ""
 
 
@@ -45,16 +45,16 @@ class Verification:
     notes: tuple[str, ...] = ()  # what could only be checked by hash
 
 
-def verify(project: Path) -> Verification:
+def verify(project: Path, scope: scopes.Scope | None = None) -> Verification:
+    """``scope``: where the lock's packages were provisioned (default: the project)."""
+    where = scope or scopes.project(project)
     lock = lockfmt.read(project / lockfmt.FILENAME)
     if lock is None:
         raise LockError.single(
             "lock", lockfmt.FILENAME, "there is no metapkg.lock to verify against"
         )
     items, missing = _local_items(project, lock)
-    plan = plan_placements(
-        items, lock.targets, project, placeholder_values(project), _mode(project)
-    )
+    plan = plan_placements(items, lock.targets, where, where.values(), _mode(project))
     owned = set(lock.provisioned)
     drifts: list[Drift] = []
     notes: list[str] = []
@@ -63,14 +63,16 @@ def verify(project: Path) -> Verification:
     for placement in plan.placements:
         if placement.path in owned:
             checked += 1
-            drifts.extend(_compare(project, placement))
+            drifts.extend(_compare(where.locate(placement.path), placement))
     for path in sorted(owned - planned):  # packages with no unaltered local copy
+        if not where.allow.is_provisioned(path):
+            continue  # a path of the other scope: not this scope's to look at
         checked += 1
-        drifts.extend(_by_hash(project, path, missing, notes))
+        drifts.extend(_by_hash(where.locate(path), path, missing, notes))
     for edit in plan.configs:
         wanted = set(lock.mcp_servers.get(edit.path, ()))
         checked += len(wanted)
-        drifts.extend(_compare_servers(project, edit, wanted))
+        drifts.extend(_compare_servers(where.locate(edit.path), edit, wanted))
     return Verification(tuple(drifts), checked, tuple(notes))
 
 
@@ -130,9 +132,8 @@ def _digest_data(files: Mapping[str, bytes]) -> dict[str, tuple[bool, str]]:
     return {relative: (False, hashlib.sha256(data).hexdigest()) for relative, data in files.items()}
 
 
-def _compare(project: Path, placement: Placement) -> list[Drift]:
+def _compare(target: Path, placement: Placement) -> list[Drift]:
     path = placement.path
-    target = project / path
     label = f"{placement.key[0]} {placement.key[1]}"
     if not os.path.lexists(target):
         return [Drift("missing", path, f"{label} is not provisioned")]
@@ -164,9 +165,8 @@ def _compare(project: Path, placement: Placement) -> list[Drift]:
 
 
 def _by_hash(
-    project: Path, path: str, missing: Mapping[str, lockfmt.LockedPackage], notes: list[str]
+    target: Path, path: str, missing: Mapping[str, lockfmt.LockedPackage], notes: list[str]
 ) -> list[Drift]:
-    target = project / path
     name = path.rsplit("/", 1)[-1]
     package = missing.get(name)
     if not os.path.lexists(target):
@@ -184,11 +184,11 @@ def _by_hash(
     return [] if same else [Drift("modified", path, "differs from the locked content")]
 
 
-def _compare_servers(project: Path, edit: ConfigEdit, wanted: set[str]) -> list[Drift]:
+def _compare_servers(file: Path, edit: ConfigEdit, wanted: set[str]) -> list[Drift]:
     if not wanted:
         return []
     try:
-        text = read_utf8(project / edit.path, "mcp-json", edit.path)
+        text = read_utf8(file, "mcp-json", edit.path)
         present = edit.writer.entries(text)
     except FileNotFoundError:
         return [Drift("missing", edit.path)]

@@ -23,7 +23,12 @@ class AddCommand(InstallingCommand):
         ("metapkg add ./local-skills/house-style", "a folder of this project"),
         ("metapkg add acme/skills/skills/pdf#^1.2", "with a version range"),
         ("metapkg add acme/skills --all --dry-run", "show what would be added; write nothing"),
+        (
+            "metapkg add --global acme/skills --skill pdf",
+            "for every project: ~/.claude/skills, ...",
+        ),
     )
+    makes_user_manifest = True
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(

@@ -56,6 +56,8 @@ class BaseCommand:
     # Run from the folder holding metapkg.yaml, found upwards from where metapkg started
     # (as uv and cargo do); False for commands about paths or about this machine.
     finds_project: ClassVar[bool] = True
+    # With --global (options.GLOBAL): start the user-scope manifest when there is none.
+    makes_user_manifest: ClassVar[bool] = False
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """Add this command's own arguments (after the shared ``arguments``)."""
@@ -93,6 +95,9 @@ def given_source(args: argparse.Namespace, text: str) -> str:
     here = Path.cwd()
     path = text.removeprefix("file:")
     local = text.startswith("file:") or path.startswith(("./", "../", ".\\", "..\\"))
+    if local and not os.path.isabs(path) and getattr(args, "user_scope", False):
+        # --global runs in the user-scope folder: a path relative to it would be a puzzle
+        return "file:" + (started / path).resolve().as_posix()
     if started == here or not local or os.path.isabs(path):
         return text
     relative = os.path.relpath(started / path, here).replace(os.sep, "/")

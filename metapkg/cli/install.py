@@ -18,7 +18,9 @@ class InstallCommand(InstallingCommand):
         ("metapkg install --dry-run", "show what would change; write nothing"),
         ("metapkg install --reinstall", "copy every package again (repairs drift)"),
         ("metapkg install --json", "the summary as JSON on stdout"),
+        ("metapkg install --global", "the user scope: ~/.claude/skills, ~/.codex/config.toml, ..."),
     )
+    makes_user_manifest = True
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
@@ -40,7 +42,8 @@ class InstallCommand(InstallingCommand):
 
     def handle(self, args: argparse.Namespace) -> int:
         started = time.perf_counter()
-        if not args.reinstall and not args.link_mode and _up_to_date():
+        user_scope = args.user_scope
+        if not (args.reinstall or args.link_mode or user_scope) and _up_to_date():
             if args.json:
                 from metapkg.actions.install import InstallReport
 
@@ -51,6 +54,7 @@ class InstallCommand(InstallingCommand):
                 status("Already up to date", args.quiet)
             return 0
         from metapkg.actions.install import install
+        from metapkg.cli import userscope
 
         self.report(
             args,
@@ -62,6 +66,7 @@ class InstallCommand(InstallingCommand):
                 workers=args.jobs,
                 link_mode=args.link_mode,
                 dry_run=args.dry_run,
+                scope=userscope.scope(args),
             ),
         )
         return 0

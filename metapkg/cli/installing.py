@@ -56,6 +56,7 @@ class InstallingCommand(BaseCommand):
 
         def then_install(manifest: Manifest | None) -> None:
             from metapkg.actions.install import install
+            from metapkg.cli import userscope
 
             reports.append(
                 install(
@@ -64,6 +65,7 @@ class InstallingCommand(BaseCommand):
                     workers=args.jobs,
                     dry_run=args.dry_run,
                     manifest=manifest,
+                    scope=userscope.scope(args),
                 )
             )
 

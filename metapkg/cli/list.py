@@ -13,11 +13,12 @@ from metapkg.cli.output import say, status
 
 
 class ListCommand(BaseCommand):
-    arguments: ClassVar[tuple[Option, ...]] = (options.JSON,)
+    arguments: ClassVar[tuple[Option, ...]] = (options.JSON, options.GLOBAL)
     examples: ClassVar = (
         ("metapkg list", "every locked package: kind, name, version, origin"),
         ("metapkg list --direct", "only what metapkg.yaml names"),
         ("metapkg list --names", "fqns, one a line (what shell completion reads)"),
+        ("metapkg list --global", "what is installed in the user scope"),
     )
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:

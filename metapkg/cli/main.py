@@ -92,7 +92,11 @@ def _run(command: BaseCommand, args: argparse.Namespace) -> int:
     _check_settings(settings)
     _enter_project(args.project)
     args.invoked_from = Path.cwd()
-    if command.uses_project(args):
+    if getattr(args, "user_scope", False):  # --global: the user-scope folder
+        from metapkg.cli import userscope
+
+        userscope.enter(command, args)
+    elif command.uses_project(args):
         found = find_project(args.invoked_from)
         if found is not None and found != args.invoked_from:
             os.chdir(found)

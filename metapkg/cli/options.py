@@ -75,6 +75,16 @@ PATHS = Option("paths", nargs="*", metavar="PATH", completes="file")
 PACKAGE = Option("fqn", metavar="FQN", completes="packages")
 PACKAGES = Option("fqns", metavar="FQN", completes="packages")
 
+GLOBAL = Option(
+    "-g",
+    "--global",
+    dest="user_scope",
+    action="store_true",
+    help="the user scope instead of a project: each host's user-level folders and "
+    "configs (~/.claude/skills, ~/.codex/config.toml, ...), with a metapkg.yaml and lock "
+    "of their own in the user config directory",
+)
+
 FETCH = (OFFLINE, JOBS)
 # install, update, add and remove: they resolve, fetch and provision, and report it
-INSTALLING = (OFFLINE, JOBS, DRY_RUN, JSON)
+INSTALLING = (OFFLINE, JOBS, DRY_RUN, JSON, GLOBAL)

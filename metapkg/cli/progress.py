@@ -5,7 +5,8 @@
   repository or path at hand), cleared when the work ends. rich is imported at the first
   event, so a command that does no long work (an up-to-date install) never loads it.
 * Anywhere else: plain lines, one per archive fetched, that read well in a CI log.
-* ``-v`` adds a line per HTTP request, per cache hit and per step, with timings.
+* ``-v`` adds a line per HTTP request, per cache hit and per step, with timings, and one
+  per archive entry skipped outside the packages asked for (a link, a device).
 * ``-q``: nothing.
 """
 
@@ -57,6 +58,7 @@ class Lines:
         self._lock = threading.Lock()
         self._received: dict[int, int] = {}  # thread -> bytes of the download under way
         self._hits: set[tuple[str, str]] = set()
+        self._skipped: set[tuple[str, str, str]] = set()  # each skipped entry once
 
     def __call__(self, event: events.Event) -> None:
         line = self.line(event)
@@ -84,6 +86,14 @@ class Lines:
             case events.CacheHit(repo=repo, commit=commit) if (repo, commit) not in self._hits:
                 self._hits.add((repo, commit))
                 return f"  cache hit: {repo} at {short(commit)}"
+            case events.Skipped(repo=repo, commit=commit, entry=entry, why=why):
+                if (repo, commit, entry) in self._skipped:
+                    return None
+                self._skipped.add((repo, commit, entry))
+                return (
+                    f"  skipped {entry} in {repo} at {short(commit)}: a {why}, outside the "
+                    f"package, never extracted"
+                )
             case events.Provisioning(path=path):
                 return f"  provisioning {path}"
             case events.Phase(name=name, seconds=seconds):

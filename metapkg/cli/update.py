@@ -25,6 +25,7 @@ class UpdateCommand(InstallingCommand):
     def handle(self, args: argparse.Namespace) -> int:
         from metapkg.actions.install import install
         from metapkg.actions.update import unpin_for
+        from metapkg.cli import userscope
 
         self.report(
             args,
@@ -35,6 +36,7 @@ class UpdateCommand(InstallingCommand):
                 unpin=unpin_for(args.fqns),
                 fresh=frozenset(args.fqns),
                 dry_run=args.dry_run,
+                scope=userscope.scope(args),
             ),
         )
         return 0

@@ -13,18 +13,20 @@ from metapkg.cli.output import say, status
 
 
 class VerifyCommand(BaseCommand):
-    arguments: ClassVar[tuple[Option, ...]] = (options.JSON,)
+    arguments: ClassVar[tuple[Option, ...]] = (options.JSON, options.GLOBAL)
     examples: ClassVar = (
         ("metapkg verify", "exit 1 if a provisioned file differs from metapkg.lock"),
         ("metapkg verify -v", "also say what could only be compared by hash"),
+        ("metapkg verify --global", "the user-level files --global installed"),
     )
 
     def handle(self, args: argparse.Namespace) -> int:
         from metapkg.actions.verify import verify
+        from metapkg.cli import userscope
         from metapkg.cli.progress import reporting
 
         with reporting(args.quiet, args.verbose):  # -v: the cache hits
-            result = verify(Path.cwd())
+            result = verify(Path.cwd(), userscope.scope(args))
         if args.json:
             drifts = [{"kind": d.kind, "path": d.path, "detail": d.detail} for d in result.drifts]
             payload = {"ok": not result.drifts, "checked": result.checked, "drifts": drifts}
@@ -39,7 +41,8 @@ class VerifyCommand(BaseCommand):
         if result.drifts:
             status(
                 f"{len(result.drifts)} drift(s) from metapkg.lock; "
-                "run `metapkg install --reinstall` to repair",
+                f"run `metapkg install{' --global' if args.user_scope else ''} --reinstall` "
+                "to repair",
                 args.quiet,
             )
             return 1

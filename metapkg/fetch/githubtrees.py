@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -229,6 +229,8 @@ class Trees:
                     f"only, so it cannot be installed (the rest of the repository can)"
                 )
                 raise archive.ArchiveError([error("archive", f"{repo}@{key[:12]}/{path}", message)])
+        if events.active():
+            _report_skipped(repo, key, path, record)
         remembered = self.seals.integrity(repo, key, path, package)
         if remembered is not None:
             return remembered
@@ -251,3 +253,15 @@ class _Large(Exception):
 
 class _GitUnusable(Exception):
     """git is missing or failed: use the whole archive."""
+
+
+def _report_skipped(
+    repo: str, commit: str, path: str, record: Mapping[str, tuple[int, bool, str]]
+) -> None:
+    """Tell ``-v`` which entries of the archive were skipped outside the package at
+    ``path`` (inside it they are an error, above)."""
+    for relative, entry in sorted(record.items()):
+        why = archive.skipped_why(entry)
+        inside = not path or relative == path or relative.startswith(f"{path}/")
+        if why is not None and not inside:
+            events.emit(events.Skipped(repo, commit, relative, why))

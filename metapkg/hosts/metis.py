@@ -5,6 +5,9 @@ skill's ``name``); the global root is ``~/.metis/skills/``. Metis has no agents 
 config. Frontmatter it reads: name, description, license, compatibility, metadata,
 allowed-tools (others are ignored).
 
+Its loader's rules are the ``metis`` check profile (profiles/metis.py): an install runs
+them on every skill provisioned here, and a skill Metis would skip fails the install.
+
 Source: specs/metis-skills.txt (sections on the two roots and the SKILL.md schema).
 """
 
@@ -20,4 +23,5 @@ HOST = HostSpec(
     user=UserScope(skills="~/.metis/skills"),
     markers=(".metis",),
     sources=("specs/metis-skills.txt",),
+    profile="metis",
 )

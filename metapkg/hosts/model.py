@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -109,6 +109,11 @@ class UserScope:
     skills: str | None = None
     agents: str | None = None
     mcp: McpTarget | None = None
+    notes: tuple[str, ...] = ()  # what the user must still do after a --global install
+
+    @property
+    def empty(self) -> bool:
+        return not (self.skills or self.agents or self.mcp)
 
 
 class Host(Protocol):
@@ -136,6 +141,8 @@ class Host(Protocol):
     def notes(self) -> tuple[str, ...]: ...
     @property
     def sources(self) -> tuple[str, ...]: ...
+    @property
+    def profile(self) -> str | None: ...
 
     def agent_path(self, name: str) -> str | None: ...
 
@@ -144,6 +151,8 @@ class Host(Protocol):
     def server_entry(self, config: Mapping[str, Any]) -> Translated: ...
 
     def detect(self, project: Path) -> bool: ...
+
+    def in_user_scope(self) -> Host | None: ...
 
 
 @dataclass(frozen=True)
@@ -165,6 +174,9 @@ class HostSpec:
     markers: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # where the facts above were checked
+    # The check profile of the host's own loader (metapkg/profiles), run on every package
+    # provisioned into it at install: e.g. "metis", whose loader skips invalid skills.
+    profile: str | None = None
     render: Callable[[AgentDoc], Rendered] | None = None
     translate: Callable[[Mapping[str, Any]], Translated] | None = None
 
@@ -185,3 +197,21 @@ class HostSpec:
     def detect(self, project: Path) -> bool:
         """Does the project already use this host (any marker exists, links included)?"""
         return any(os.path.lexists(project / marker) for marker in self.markers)
+
+    def in_user_scope(self) -> HostSpec | None:
+        """This host as ``--global`` places things: its user-level folders and config
+        (path templates, see UserScope) where the project ones were; None when the host
+        has no user scope. Rendering and translation stay the host's own."""
+        user = self.user
+        if user.empty:
+            return None
+        return replace(
+            self,
+            skills=user.skills,
+            reads_skills=(user.skills,) if user.skills else (),
+            agents=user.agents,
+            reads_agents=(user.agents,) if user.agents else (),
+            mcp=user.mcp,
+            markers=(),
+            notes=user.notes,
+        )

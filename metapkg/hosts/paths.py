@@ -10,30 +10,27 @@ would send every skill wherever it points.
 
 ``.agents/agents/<name>`` is what metapkg wrote for agents before the host registry (no
 host reads it); it stays recognised so that an install can remove what an older one left.
+
+A ``--global`` install names its paths by the hosts' user-level templates
+(``~/.claude/skills/pdf``, ``{codex_home}/config.toml``): the same shapes, checked against
+their own allowlist (``USER``), resolved to this machine's folders only when touched.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from metapkg.hosts.registry import HOSTS
+from metapkg.hosts.model import Host
+from metapkg.hosts.registry import HOSTS, USER_HOSTS
 
 _NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 LEGACY = (".agents/agents",)
-
-
-def _placement_pattern() -> re.Pattern[str]:
-    shapes: list[str] = []
-    for host in HOSTS.values():
-        if host.skills:
-            shapes.append(rf"{re.escape(host.skills)}/{_NAME}")
-        if host.agents:
-            shapes.append(rf"{re.escape(host.agents)}/{_NAME}{re.escape(host.agent_suffix)}")
-    shapes.extend(rf"{re.escape(folder)}/{_NAME}" for folder in LEGACY)
-    return re.compile("^(?:" + "|".join(sorted(set(shapes))) + ")$")
+# The roots user-scope path templates start from (model.UserScope, resolve_user_path):
+# never a folder metapkg creates or removes.
+USER_ROOTS = ("~", "{xdg_config}", "{codex_home}", "{app_config}")
 
 
 def _ancestors(path: str) -> list[str]:
@@ -41,41 +38,68 @@ def _ancestors(path: str) -> list[str]:
     return ["/".join(parts[:depth]) for depth in range(1, len(parts))]
 
 
-HOST_PATH = _placement_pattern()
-# Files metapkg writes besides placements: the lock and every host's project MCP config.
-CONFIG_FILES = frozenset(
-    {
-        "metapkg.lock",
-        *(f for h in HOSTS.values() if h.mcp is not None for f in h.mcp.files),
-    }
-)
-_FOLDERS = {
-    folder
-    for host in HOSTS.values()
-    for leaf in (host.skills, host.agents)
-    if leaf
-    for folder in (leaf, *_ancestors(leaf))
-}
-_FOLDERS |= {folder for f in CONFIG_FILES for folder in _ancestors(f)}
-_FOLDERS |= {folder for leaf in LEGACY for folder in (leaf, *_ancestors(leaf))}
-# Folders an install may create for its placements and config files, deepest first (the
-# order in which empty ones are removed again).
-HOST_FOLDERS = tuple(sorted(_FOLDERS, key=lambda f: (-f.count("/"), f)))
+class Allowlist:
+    """Every path one kind of install may write, from the hosts as placed there: the
+    project's hosts (``PROJECT``) or their user-level folders (``USER``, ``--global``).
+    ``files`` are written besides placements and host configs (the lock)."""
+
+    def __init__(
+        self, hosts: Iterable[Host], files: Iterable[str], legacy: Iterable[str] = ()
+    ) -> None:
+        hosts = tuple(hosts)
+        legacy = tuple(legacy)
+        shapes: list[str] = []
+        for host in hosts:
+            if host.skills:
+                shapes.append(rf"{re.escape(host.skills)}/{_NAME}")
+            if host.agents:
+                suffix = re.escape(host.agent_suffix)
+                shapes.append(rf"{re.escape(host.agents)}/{_NAME}{suffix}")
+        shapes.extend(rf"{re.escape(folder)}/{_NAME}" for folder in legacy)
+        self.pattern = re.compile("^(?:" + "|".join(sorted(set(shapes))) + ")$")
+        self.config_files = frozenset(
+            {*files, *(f for h in hosts if h.mcp is not None for f in h.mcp.files)}
+        )
+        leaves = [leaf for h in hosts for leaf in (h.skills, h.agents) if leaf]
+        folders = {f for leaf in (*leaves, *legacy) for f in (leaf, *_ancestors(leaf))}
+        folders |= {folder for f in self.config_files for folder in _ancestors(f)}
+        self.folders = frozenset(folders - set(USER_ROOTS))
+        # Folders an install may create for its placements and config files, deepest
+        # first (the order in which empty ones are removed again).
+        self.host_folders = tuple(sorted(self.folders, key=lambda f: (-f.count("/"), f)))
+
+    def is_provisioned(self, path: str) -> bool:
+        """A path a package is copied or rendered to."""
+        return self.pattern.match(path) is not None
+
+    def is_writable(self, path: str) -> bool:
+        """Any path an install may replace or remove."""
+        return self.is_provisioned(path) or path in self.config_files
+
+    def is_host_folder(self, path: str) -> bool:
+        """A folder an install may create for its placements (and remove again)."""
+        return path in self.folders
 
 
-def is_provisioned(path: str) -> bool:
-    """A path a package is copied or rendered to."""
-    return HOST_PATH.match(path) is not None
+# Files metapkg writes besides placements: the lock and every host's MCP config.
+PROJECT = Allowlist(HOSTS.values(), ("metapkg.lock",), LEGACY)
+USER = Allowlist(USER_HOSTS.values(), ("metapkg.lock",))
+HOST_PATH = PROJECT.pattern
+CONFIG_FILES = PROJECT.config_files
+HOST_FOLDERS = PROJECT.host_folders
+is_provisioned = PROJECT.is_provisioned
+is_writable = PROJECT.is_writable
+is_host_folder = PROJECT.is_host_folder
 
 
-def is_writable(path: str) -> bool:
-    """Any path an install may replace or remove."""
-    return is_provisioned(path) or path in CONFIG_FILES
+def is_recorded(path: str) -> bool:
+    """A provisioned path of either scope (what a lock may list)."""
+    return PROJECT.is_provisioned(path) or USER.is_provisioned(path)
 
 
-def is_host_folder(path: str) -> bool:
-    """A folder an install may create for its placements (and remove again)."""
-    return path in _FOLDERS
+def is_config_file(path: str) -> bool:
+    """An MCP config file of either scope (what a lock may list)."""
+    return path in PROJECT.config_files or path in USER.config_files
 
 
 def linked_folder(project: Path, relative: str) -> str | None:

@@ -7,7 +7,7 @@ are per folder, not per host.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +27,11 @@ from metapkg.hosts.model import Host
 
 _MODULES = (claude, agents, codex, cursor, vscode, gemini, opencode, kiro, metis, windsurf)
 HOSTS: dict[str, Host] = {module.HOST.name: module.HOST for module in _MODULES}
+# The hosts as ``--global`` places things (their user-level folders); hosts with no user
+# scope are absent.
+USER_HOSTS: dict[str, Host] = {
+    name: view for name, host in HOSTS.items() if (view := host.in_user_scope()) is not None
+}
 
 
 class UnknownHost(ValueError):
@@ -47,12 +52,13 @@ def get(name: str) -> Host:
     return host
 
 
-def active(targets: Iterable[str]) -> tuple[Host, ...]:
-    """The hosts of ``targets``, in registry order, each once."""
+def active(targets: Iterable[str], hosts: Mapping[str, Host] = HOSTS) -> tuple[Host, ...]:
+    """The hosts of ``targets``, in registry order, each once, as ``hosts`` places them
+    (``USER_HOSTS``: in user scope, where hosts with no user scope are left out)."""
     wanted = set(targets)
     for name in sorted(wanted):
         get(name)  # an unknown name fails here
-    return tuple(host for name, host in HOSTS.items() if name in wanted)
+    return tuple(host for name, host in hosts.items() if name in wanted)
 
 
 def skill_folders(hosts: Sequence[Host]) -> tuple[str, ...]:

@@ -334,14 +334,14 @@ class _Reader:
 
     def _servers(self, value: list[Any] | dict[str, Any]) -> dict[str, tuple[str, ...]]:
         """Lock-version 1 listed .mcp.json keys; 2 maps each host's config file to keys."""
-        from metapkg.hosts.paths import CONFIG_FILES
+        from metapkg.hosts.paths import is_config_file
 
         where = ("provisioned", "mcp-servers")
         if isinstance(value, list):
             return {".mcp.json": tuple(self._strings(value, *where))} if value else {}
         found: dict[str, tuple[str, ...]] = {}
         for path, keys in value.items():
-            if path not in CONFIG_FILES or path == FILENAME:
+            if not is_config_file(path) or path == FILENAME:
                 raise self.fail(f"{path!r} is not an MCP config file metapkg writes", *where)
             if not isinstance(keys, list):
                 raise self.fail("expected a list of server names", *where, path)
@@ -351,10 +351,10 @@ class _Reader:
     def _paths(self, items: list[Any]) -> list[str]:
         # The lock is a trust boundary (it arrives in pull requests): only the path shapes
         # metapkg writes are accepted, never "../x" or "src".
-        from metapkg.hosts.paths import is_provisioned
+        from metapkg.hosts.paths import is_recorded
 
         for index, item in enumerate(self._strings(items, "provisioned", "paths")):
-            if not is_provisioned(item):
+            if not is_recorded(item):  # a project's paths, or --global's user-level ones
                 raise self.fail(
                     f"provisioned path {item!r} is not one metapkg writes",
                     "provisioned",

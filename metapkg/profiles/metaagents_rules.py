@@ -332,13 +332,20 @@ RULES: tuple[Rule, ...] = (
         "warning",
     ),
     _install(
+        "user-scope",
+        "a --global install can give every target what a project install would",
+        "install that host's packages into a project, or leave the host out of --global",
+        "warning",
+    ),
+    _install(
         "mcp-toml",
         "a host's TOML MCP config (.codex/config.toml) is valid TOML",
         "fix the line the message names, or move the file away; metapkg changed nothing",
     ),
     _install(
         "tag-version",
-        "a version tag names the version its package declares (else it is no candidate)",
+        "a version tag names the version its package declares (else it is no candidate); "
+        "check: the tag at a local git checkout's HEAD too",
         "retag the release, or fix the package's version and tag it again",
         "warning",
     ),

@@ -8,7 +8,8 @@ simply adopted. An owned path that was changed since (by the user, or a state fi
 was never metapkg's) is left in place when no longer wanted, and reported.
 
 Nothing is ever written through a symbolic link: a link on the way to a provisioned path
-(``.claude`` pointing elsewhere) or at an MCP config file stops the install.
+(``.claude`` pointing elsewhere) or at an MCP config file stops the install. (In user
+scope only the second: the home folder's links are the user's own; see scope.py.)
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from typing import Any
 from metapkg import events, failpoint
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.hosts.model import ConfigWriter
-from metapkg.hosts.paths import HOST_FOLDERS, linked_folder
 from metapkg.integrity import TreeError
 from metapkg.provision.linkmode import place_package
 from metapkg.provision.plan import Placement, Plan, writer_for, written_hash
+from metapkg.provision.scope import Scope
 from metapkg.provision.stage import STATE_DIR, Transaction
 from metapkg.provision.state import Owned, OwnedPath
 from metapkg.textio import read_utf8
@@ -48,27 +49,29 @@ class Applied:
 
 
 def apply(
-    project: Path,
+    scope: Scope,
     plan: Plan,
     owned: Owned,
     lock: tuple[str, str] | None,
     reinstall: bool = False,
 ) -> Applied:
-    """Make the project match ``plan``; ``lock`` (file name, text) is written last."""
+    """Make the scope match ``plan``; ``lock`` (file name, text) is written last."""
     lock_name = lock[0] if lock is not None else None
-    _refuse_links(project, plan, owned, lock_name)
-    _refuse_collisions(project, plan, owned, reinstall)
+    _refuse_links(scope, plan, owned, lock_name)
+    _refuse_collisions(scope, plan, owned, reinstall)
     tx: Transaction | None = None
     try:
-        tx = Transaction(project)  # creates .metapkg/tx-*/stage: read-only, or a full disk
-        copied = _stage_placements(project, tx, plan, owned, reinstall)
+        tx = Transaction(scope)  # creates .metapkg/tx-*/stage: read-only, or a full disk
+        copied = _stage_placements(scope, tx, plan, owned, reinstall)
         wanted = set(plan.paths)
-        gone = sorted(p for p in owned.paths if p not in wanted and os.path.lexists(project / p))
-        mine = _still_ours(project, owned, gone)
+        gone = sorted(
+            p for p in owned.paths if p not in wanted and os.path.lexists(scope.locate(p))
+        )
+        mine = _still_ours(scope, owned, gone)
         removed = [p for p in gone if p in mine]
         for path in removed:
             tx.remove(path)
-        changed, servers = _stage_configs(project, tx, owned, plan, reinstall)
+        changed, servers = _stage_configs(scope, tx, owned, plan, reinstall)
         if lock is not None:
             tx.write_text(*lock)
         if tx.empty:
@@ -79,7 +82,7 @@ def apply(
     except OSError as exc:  # staging: disk full, a cache tree cleaned meanwhile, ...
         if tx is not None:
             tx.discard()
-        where = exc.filename or str(project)
+        where = exc.filename or str(scope.base)
         why = exc.strerror or type(exc).__name__
         message = f"could not stage the install ({why}); nothing was changed"
         if exc.errno == ENOSPC:
@@ -89,14 +92,14 @@ def apply(
         if tx is not None:
             tx.discard()
         raise
-    _prune_empty_host_folders(project)
+    _prune_empty_host_folders(scope, [*removed, *changed])
     now = Owned({p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}, servers)
     kept = tuple(p for p in gone if p not in mine)
     return Applied(tuple(copied), tuple(removed), tuple(changed), lock is not None, now, kept)
 
 
 def _stage_placements(
-    project: Path, tx: Transaction, plan: Plan, owned: Owned, reinstall: bool
+    scope: Scope, tx: Transaction, plan: Plan, owned: Owned, reinstall: bool
 ) -> list[str]:
     copied = []
     for done, placement in enumerate(plan.placements):
@@ -104,7 +107,7 @@ def _stage_placements(
         before = owned.paths.get(placement.path)
         unchanged = before is not None and before.integrity == placement.integrity
         unchanged = unchanged and before is not None and before.written == placement.written
-        if unchanged and not reinstall and os.path.lexists(project / placement.path):
+        if unchanged and not reinstall and os.path.lexists(scope.locate(placement.path)):
             continue
         if placement.source is not None:
             target = tx.staged_path(placement.path)
@@ -122,7 +125,7 @@ def _stage_placements(
 
 
 def _stage_configs(
-    project: Path, tx: Transaction, owned: Owned, plan: Plan, repair: bool
+    scope: Scope, tx: Transaction, owned: Owned, plan: Plan, repair: bool
 ) -> tuple[list[str], dict[str, dict[str, str]]]:
     """Merge each host's servers into its config file; drop what metapkg wrote to config
     files no active host wants any more. Returns the files changed and what is owned."""
@@ -131,13 +134,13 @@ def _stage_configs(
     ]
     planned = {path for path, _, _ in edits}
     for path in sorted(owned.servers):
-        writer = writer_for(path)
+        writer = writer_for(path, scope.hosts)
         if path not in planned and writer is not None:
             edits.append((path, writer, {}))
     changed: list[str] = []
     servers: dict[str, dict[str, str]] = {}
     for path, writer, entries in edits:
-        file = project / path
+        file = scope.locate(path)
         existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
         text, now = writer.merge(existing, owned.servers_in(path), entries, repair)
         if now:
@@ -152,17 +155,25 @@ def _stage_configs(
     return changed, servers
 
 
-def _prune_empty_host_folders(project: Path) -> None:
-    for folder in HOST_FOLDERS:  # deepest first
-        with contextlib.suppress(OSError):
-            (project / folder).rmdir()  # only succeeds when empty
+def _prune_empty_host_folders(scope: Scope, gone: Iterable[str]) -> None:
+    """Remove the host folders that removing ``gone`` left empty (only those: an empty
+    ``~/.cursor`` the install never touched is not metapkg's to remove)."""
+    above = {
+        "/".join(path.split("/")[:depth])
+        for path in gone
+        for depth in range(1, path.count("/") + 1)
+    }
+    for folder in scope.allow.host_folders:  # deepest first
+        if folder in above:
+            with contextlib.suppress(OSError):
+                scope.locate(folder).rmdir()  # only succeeds when empty
 
 
-def _refuse_links(project: Path, plan: Plan, owned: Owned, lock_name: str | None) -> None:
-    """No write may go through a symbolic link: not a host folder, not a config file,
-    not metapkg's own state folder."""
+def _refuse_links(scope: Scope, plan: Plan, owned: Owned, lock_name: str | None) -> None:
+    """No write may go through a symbolic link: not a host folder (in a project), not a
+    config file, not metapkg's own state folder."""
     problems: list[Diagnostic] = []
-    if os.path.islink(project / STATE_DIR):
+    if os.path.islink(scope.base / STATE_DIR):
         problems.append(_link_error(STATE_DIR, STATE_DIR))
     files = {
         *(edit.path for edit in plan.configs),
@@ -170,9 +181,9 @@ def _refuse_links(project: Path, plan: Plan, owned: Owned, lock_name: str | None
         *([lock_name] if lock_name else []),
     }
     for path in dict.fromkeys([*plan.paths, *owned.paths, *sorted(files)]):
-        link = linked_folder(project, path)
+        link = scope.linked_folder(path)
         if link is None and path in files:
-            link = path if os.path.islink(project / path) else None
+            link = path if os.path.islink(scope.locate(path)) else None
         if link is not None:
             problems.append(_link_error(path, link))
     if problems:
@@ -189,11 +200,11 @@ def _link_error(path: str, link: str) -> Diagnostic:
     )
 
 
-def _still_ours(project: Path, owned: Owned, paths: Iterable[str] | None = None) -> set[str]:
+def _still_ours(scope: Scope, owned: Owned, paths: Iterable[str] | None = None) -> set[str]:
     """The owned paths (of ``paths``, default all) that still hold exactly what metapkg
     wrote there."""
     chosen = owned.paths if paths is None else paths
-    return {path for path in chosen if _holds(project / path, owned.paths[path].written)}
+    return {path for path in chosen if _holds(scope.locate(path), owned.paths[path].written)}
 
 
 def _holds(target: Path, written: str) -> bool:
@@ -203,13 +214,13 @@ def _holds(target: Path, written: str) -> bool:
         return False
 
 
-def _refuse_collisions(project: Path, plan: Plan, owned: Owned, reinstall: bool) -> None:
+def _refuse_collisions(scope: Scope, plan: Plan, owned: Owned, reinstall: bool) -> None:
     """A path in the way that is not (still) metapkg's own is a collision. ``reinstall``
     overwrites paths metapkg wrote that were changed since (repairing drift), never a
     path it has no record of writing."""
     problems = []
     for placement in plan.placements:
-        target = project / placement.path
+        target = scope.locate(placement.path)
         record = owned.paths.get(placement.path)
         if not os.path.lexists(target):
             continue

@@ -5,11 +5,15 @@ Everything host-specific comes from the host registry (metapkg/hosts): where eac
 reads skills and agents, how it wants an agent file (frontmatter keys, TOML for Codex),
 its MCP config file and server shape. Hosts that read one skills folder (``.agents/skills``)
 get one copy. A ``.3md`` agent is turned into files hosts know (metapkg/agent3md).
+
+The same plan serves ``--global``: the scope (provision/scope.py) places each host at its
+user-level folders, and the paths are those folders' templates (``~/.claude/skills/x``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +24,7 @@ from metapkg.hosts import placeholders, registry, render, servers
 from metapkg.hosts.model import AgentDoc, ConfigWriter, Host
 from metapkg.integrity import bytes_hash, files_hash, tree_hash
 from metapkg.packages.models import Agent, Key, Mcp, Package, Skill
+from metapkg.provision.scope import Scope
 from metapkg.safefile import read_regular
 
 
@@ -41,7 +46,7 @@ class Placement:
     """One path metapkg writes: a package folder copied whole (``source``), or generated
     content: one file (``data``) or a folder of files (``files``)."""
 
-    path: str  # project-relative, "/"-separated
+    path: str  # project-relative (or a user-level template), "/"-separated
     key: Key
     integrity: str  # of the package; an unchanged package need not be written again
     written: str  # hash of what lands at ``path`` (the package's, for a whole folder)
@@ -90,7 +95,7 @@ def written_hash(path: Path) -> str:
 def plan_placements(
     items: Sequence[Item],
     targets: Sequence[str],
-    project: Path,
+    scope: Scope,
     values: Mapping[str, str],
     mode: placeholders.Mode = "absolute",
     extra_servers: Mapping[str, Mapping[str, Any]] | None = None,
@@ -98,7 +103,7 @@ def plan_placements(
 ) -> Plan:
     """Every path and MCP server the items need in the hosts ``targets`` names;
     ``extra_servers`` (name -> config) join the packages' MCP servers (`metapkg mcp`)."""
-    hosts = registry.active(targets)
+    hosts = scope.active(targets)
     by_path: dict[str, Placement] = {}
     problems: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
@@ -110,15 +115,18 @@ def plan_placements(
             by_path.setdefault(placement.path, placement)
     if problems:
         raise ProvisionError(problems)
-    warnings.extend(_nowhere(items, hosts, targets))
+    warnings.extend(_nowhere(items, hosts, targets, scope))
     configs: dict[str, Mapping[str, Any]] = {
         i.package.fqn: i.package.server for i in items if isinstance(i.package, Mcp)
     }
     configs.update(extra_servers or {})
-    edits = _config_edits(configs, hosts, project, values, mode, warnings)
+    if scope.user:
+        warnings.extend(_user_scope_warnings(targets, scope, configs))
+    edits = _config_edits(configs, hosts, scope, values, mode, warnings)
     notes = [n for h in hosts for n in h.notes if _gets_anything(h, by_path, edits)]
     notes += [d.message() for d in registry.double_loads(hosts)]
-    notes += [n for h in hosts if h.mcp and (n := placeholders.note(h.title, h.mcp, mode))]
+    if not scope.user:
+        notes += [n for h in hosts if h.mcp and (n := placeholders.note(h.title, h.mcp, mode))]
     placements = tuple(by_path[p] for p in sorted(by_path))
     notes_once = tuple(dict.fromkeys(notes))
     return Plan(placements, tuple(edits), tuple(warnings), notes_once, link_mode)
@@ -156,21 +164,22 @@ def _agent_placements(
                                 files=files)  # fmt: skip
     doc = AgentDoc(agent.provision_name, doc.description, doc.body)
     for host in hosts:
-        if host.agents is None:
+        path = host.agent_path(doc.name)
+        if path is None:
             continue
-        rendered = host.agent_file(doc)
+        rendered = host.agent_file(doc)  # its own path is the project's; ``path`` the scope's
         warnings.extend(
-            warning("agent-format", rendered.path, f"{agent.label} for {host.title}: {w}")
+            warning("agent-format", path, f"{agent.label} for {host.title}: {w}")
             for w in rendered.warnings
         )
-        yield Placement(rendered.path, item.key, item.integrity, bytes_hash(rendered.data),
+        yield Placement(path, item.key, item.integrity, bytes_hash(rendered.data),
                         data=rendered.data)  # fmt: skip
 
 
 def _config_edits(
     configs: Mapping[str, Mapping[str, Any]],
     hosts: Sequence[Host],
-    project: Path,
+    scope: Scope,
     values: Mapping[str, str],
     mode: placeholders.Mode,
     warnings: list[Diagnostic],
@@ -179,7 +188,8 @@ def _config_edits(
     for host in hosts:
         if host.mcp is None:
             continue
-        path = host.mcp.file_in(project)
+        files = host.mcp.files  # the one the host reads: the first that exists
+        path = next((f for f in files if os.path.lexists(scope.locate(f))), host.mcp.path)
         if path in edits:
             continue  # two hosts reading one file: the first one writes it
         wanted = servers.plan_servers(host, configs, values, mode)
@@ -189,7 +199,7 @@ def _config_edits(
 
 
 def _nowhere(
-    items: Sequence[Item], hosts: Sequence[Host], targets: Sequence[str]
+    items: Sequence[Item], hosts: Sequence[Host], targets: Sequence[str], scope: Scope
 ) -> list[Diagnostic]:
     """Kinds of package the active hosts take nowhere (say so: they are locked, not lost)."""
     takes = {
@@ -201,7 +211,7 @@ def _nowhere(
     for kind in ("skill", "agent", "mcp"):
         labels = [i.package.label for i in items if i.package.kind == kind]
         if labels and not takes[kind]:
-            readers = [h.name for h in registry.HOSTS.values() if _takes(h, kind)]
+            readers = [h.name for h in scope.hosts.values() if _takes(h, kind)]
             found.append(
                 warning(
                     "unprovisioned",
@@ -214,14 +224,43 @@ def _nowhere(
     return found
 
 
+def _user_scope_warnings(
+    targets: Sequence[str], scope: Scope, configs: Mapping[str, Mapping[str, Any]]
+) -> list[Diagnostic]:
+    """What ``--global`` cannot do as a project install would: hosts with no user-level
+    folders, and ``${workspaceDir}`` where there is no project."""
+    found = [
+        warning(
+            "user-scope",
+            "metapkg.yaml",
+            f"{name} has no user-level folders or config metapkg knows, so --global "
+            f"installs nothing for it; install into a project for it instead",
+        )
+        for name in scope.unplaced(targets)
+    ]
+    uses = sorted(fqn for fqn, config in configs.items() if "${workspaceDir}" in repr(config))
+    if uses:
+        found.append(
+            warning(
+                "user-scope",
+                "metapkg.yaml",
+                f"{', '.join(uses)} {'uses' if len(uses) == 1 else 'use'} ${{workspaceDir}}, "
+                f"and a --global install has no project, so it is written as your home "
+                f"folder; install {'it' if len(uses) == 1 else 'them'} into a project to "
+                f"give {'it' if len(uses) == 1 else 'them'} the project's folder",
+            )
+        )
+    return found
+
+
 def _takes(host: Host, kind: str) -> bool:
     return bool({"skill": host.skills, "agent": host.agents, "mcp": host.mcp}[kind])
 
 
-def writer_for(path: str) -> ConfigWriter | None:
+def writer_for(path: str, hosts: Mapping[str, Host] = registry.HOSTS) -> ConfigWriter | None:
     """The writer of a config file some host reads (to remove what metapkg wrote there
-    once no active host wants it)."""
-    for host in registry.HOSTS.values():
+    once no active host wants it); ``hosts`` as the scope places them."""
+    for host in hosts.values():
         if host.mcp is not None and path in host.mcp.files:
             return host.mcp.make(path)
     return None

@@ -8,6 +8,10 @@ next metapkg run finds the journal and puts back every path whose operation had 
 (each operation's number is appended to ``progress`` before it starts), so files written
 after the crash by someone else are left alone. Only after the lock is in place is the
 journal marked committed and the backups deleted.
+
+A ``--global`` install (provision/scope.py) stages under its own ``.metapkg/`` in the
+user config directory and renames into the hosts' folders in the home folder: atomic on
+one file system, the usual case; across two, the first rename fails and is rolled back.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from pathlib import Path
 
 from metapkg import failpoint
 from metapkg.diagnostics import ProvisionError, error
-from metapkg.hosts.paths import is_host_folder, is_writable, linked_folder
+from metapkg.hosts.paths import USER_ROOTS
+from metapkg.provision.scope import Scope
 from metapkg.textio import read_regular
 
 STATE_DIR = ".metapkg"
@@ -40,9 +45,12 @@ class Operation:
 
 
 class Transaction:
-    def __init__(self, project: Path) -> None:
-        self.project = project
-        self.root = project / STATE_DIR / f"tx-{uuid.uuid4().hex[:12]}"
+    """One all-or-nothing change. Paths are as the scope records them (project-relative,
+    or user-level templates); the transaction lives under the scope's ``.metapkg/``."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.root = scope.base / STATE_DIR / f"tx-{uuid.uuid4().hex[:12]}"
         self.stage = self.root / "stage"
         self.backup = self.root / "backup"
         self._operations: dict[str, bool] = {}  # path -> staged?
@@ -80,7 +88,7 @@ class Transaction:
             self._operations, key=lambda p: (p in last, last.index(p) if p in last else 0, p)
         )
         operations = [
-            Operation(p, self._operations[p], os.path.lexists(self.project / p)) for p in order
+            Operation(p, self._operations[p], os.path.lexists(self.scope.locate(p))) for p in order
         ]
         self._write_journal(operations, self._missing_folders(operations))
         try:
@@ -91,13 +99,13 @@ class Transaction:
                     progress.flush()  # survives the process being killed
                     self._apply(operation)
         except BaseException as exc:
-            rollback(self.root, self.project)
+            rollback(self.root, self.scope)
             if isinstance(exc, OSError):
                 raise ProvisionError(
                     [
                         error(
                             "provision",
-                            exc.filename or str(self.project),
+                            exc.filename or str(self.scope.base),
                             f"could not write the project ({exc.strerror}); nothing was changed",
                         )
                     ]
@@ -114,7 +122,7 @@ class Transaction:
         missing: dict[str, None] = {}
         for operation in operations:
             folder = Path(operation.path).parent
-            while folder != Path(".") and not (self.project / folder).exists():
+            while not _stop(folder) and not self.scope.locate(folder.as_posix()).exists():
                 missing[folder.as_posix()] = None
                 folder = folder.parent
         return sorted(missing, key=len)
@@ -134,7 +142,7 @@ class Transaction:
             os.fsync(handle.fileno())
 
     def _apply(self, operation: Operation) -> None:
-        target = self.project / operation.path
+        target = self.scope.locate(operation.path)
         if operation.had_original:
             backup = self.backup / operation.path
             backup.parent.mkdir(parents=True, exist_ok=True)
@@ -144,16 +152,21 @@ class Transaction:
             os.replace(self.stage / operation.path, target)
 
 
-def rollback(root: Path, project: Path) -> None:
+def _stop(folder: Path) -> bool:
+    """Where the search for folders a commit creates ends: the scope's own root."""
+    return folder == Path(".") or folder.as_posix() in USER_ROOTS
+
+
+def rollback(root: Path, scope: Scope) -> None:
     """Undo a transaction's applied operations, newest first, from its journal."""
-    journal = read_journal(root, project)
+    journal = read_journal(root, scope)
     if journal is None:  # never written whole, so nothing was applied
         shutil.rmtree(root, ignore_errors=True)
         return
     operations, created, begun = journal
     for index in sorted(begun, reverse=True):
         operation = operations[index]
-        target = project / operation.path
+        target = scope.locate(operation.path)
         backup = root / "backup" / operation.path
         if operation.had_original:
             if os.path.lexists(backup):
@@ -164,18 +177,18 @@ def rollback(root: Path, project: Path) -> None:
             _delete(target)
     for folder in reversed(created):
         with contextlib.suppress(OSError):
-            (project / folder).rmdir()
+            scope.locate(folder).rmdir()
     shutil.rmtree(root, ignore_errors=True)
 
 
-def recover(project: Path) -> list[str]:
+def recover(scope: Scope) -> list[str]:
     """Finish or undo transactions a killed metapkg left behind; return what was undone.
 
     A journal is replayed only if everything in it is something metapkg could have
     written: a repository can commit a ``.metapkg/`` folder, and a planted journal must
     never make metapkg delete or move files elsewhere.
     """
-    state = project / STATE_DIR
+    state = scope.base / STATE_DIR
     if os.path.islink(state):
         raise _refused(STATE_DIR, "is a symbolic link; metapkg keeps its state in a real folder")
     if not state.is_dir():
@@ -188,7 +201,7 @@ def recover(project: Path) -> list[str]:
         if (root / _COMMITTED).exists() or not os.path.lexists(root / _JOURNAL):
             shutil.rmtree(root, ignore_errors=True)
             continue
-        rollback(root, project)
+        rollback(root, scope)
         undone.append(root.name)
     return undone
 
@@ -196,7 +209,7 @@ def recover(project: Path) -> list[str]:
 Journal = tuple[list[Operation], list[str], set[int]]  # operations, created folders, begun
 
 
-def read_journal(root: Path, project: Path) -> Journal | None:
+def read_journal(root: Path, scope: Scope) -> Journal | None:
     """The journal of a transaction, checked entry by entry; None if it was never written
     whole (then no operation began). Raises ProvisionError for anything metapkg would not
     have written."""
@@ -210,10 +223,10 @@ def read_journal(root: Path, project: Path) -> Journal | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("operations"), list):
         raise _refused(shown, "is not a journal metapkg writes")
-    operations = [_operation(entry, shown, project) for entry in data["operations"]]
+    operations = [_operation(entry, shown, scope) for entry in data["operations"]]
     created = data.get("created_folders", [])
     if not isinstance(created, list) or not all(
-        isinstance(f, str) and is_host_folder(f) for f in created
+        isinstance(f, str) and scope.allow.is_host_folder(f) for f in created
     ):
         raise _refused(shown, "lists folders metapkg never creates")
     if any(index >= len(operations) for index in begun):
@@ -221,15 +234,15 @@ def read_journal(root: Path, project: Path) -> Journal | None:
     return operations, created, begun
 
 
-def _operation(entry: object, shown: str, project: Path) -> Operation:
+def _operation(entry: object, shown: str, scope: Scope) -> Operation:
     if not isinstance(entry, dict):
         raise _refused(shown, "is not a journal metapkg writes")
     path, staged, had = entry.get("path"), entry.get("staged"), entry.get("had_original")
-    if not isinstance(path, str) or not is_writable(path):
+    if not isinstance(path, str) or not scope.allow.is_writable(path):
         raise _refused(shown, f"names {path!r}, which is not a path metapkg writes")
     if not isinstance(staged, bool) or not isinstance(had, bool):
         raise _refused(shown, f"has a malformed entry for {path!r}")
-    link = linked_folder(project, path)
+    link = scope.linked_folder(path)
     if link is not None:
         raise _refused(shown, f"would write {path!r} through the symbolic link {link!r}")
     return Operation(path, staged, had)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from metapkg.hosts.config.ownership import entry_hash
-from metapkg.hosts.paths import CONFIG_FILES, is_provisioned
 from metapkg.provision import uptodate
+from metapkg.provision.scope import Scope
 
 __all__ = ["Owned", "OwnedPath", "entry_hash", "owned", "save"]
 
@@ -41,25 +41,25 @@ class Owned:
         return self.servers.get(config, {})
 
 
-def owned(project: Path) -> Owned | None:
+def owned(scope: Scope) -> Owned | None:
     """What the last install here wrote; None when there is no record (a fresh clone).
 
-    Entries of any other shape than metapkg writes are dropped.
+    Entries of any other shape than metapkg writes in this scope are dropped.
     """
-    saved = uptodate.read_saved(project)
+    saved = uptodate.read_saved(scope.base)
     record = saved.get("owned") if saved else None
     if not isinstance(record, dict):
         return None
     paths, servers = record.get("paths"), record.get("servers")
     found: dict[str, OwnedPath] = {}
     for path, item in (paths or {}).items() if isinstance(paths, dict) else ():
-        if is_provisioned(path) and isinstance(item, dict):
+        if scope.allow.is_provisioned(path) and isinstance(item, dict):
             integrity, written = item.get("integrity"), item.get("written")
             if isinstance(integrity, str) and isinstance(written, str):
                 found[path] = OwnedPath(integrity, written)
     entries: dict[str, dict[str, str]] = {}
     for config, names in (servers or {}).items() if isinstance(servers, dict) else ():
-        if config in CONFIG_FILES and isinstance(names, dict):
+        if config in scope.allow.config_files and isinstance(names, dict):
             entries[config] = {n: h for n, h in names.items() if isinstance(h, str)}
     return Owned(found, entries)
 
