@@ -60,8 +60,12 @@ def _number(name: str, default: float, low: float, high: float, integer: bool = 
         value = math.nan
     if not (math.isfinite(value) and low <= value <= high):
         kind = "a whole number" if integer else "a number"
-        raise BadSetting(f"{name}={raw!r} is not {kind} from {low:g} to {high:g}")
+        raise BadSetting(f"{name}={raw!r} is not {kind} from {_shown(low)} to {_shown(high)}")
     return value
+
+
+def _shown(bound: float) -> str:
+    return f"{bound:g}" if bound < 1e6 else f"{int(bound):,}"
 
 
 def github_api_url() -> str:
@@ -162,6 +166,17 @@ def large_repo_bytes() -> int:
     """Past this size a repository's archive download stops, and each package's folder
     is fetched through git's partial clone (fetch/githubtrees.py)."""
     return int(_number("METAPKG_LARGE_REPO_BYTES", 32 * 1024 * 1024, 1024, 2**40, integer=True))
+
+
+def check() -> None:
+    """Read every numeric setting once, so a bad value stops a command before it starts
+    (BadSetting) instead of deep inside a download or a worker thread."""
+    http_timeout()
+    http_attempts()
+    http_backoff()
+    rate_limit_wait()
+    cache_lock_timeout()
+    large_repo_bytes()
 
 
 def ci() -> bool:

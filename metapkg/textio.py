@@ -12,14 +12,20 @@ half of it, and the rename is made durable with ``fsync``.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
-from metapkg import failpoint
+from metapkg import failpoint, orphans
 from metapkg.diagnostics import MetapkgError, UnreadableFile
 from metapkg.safefile import MAX_TEXT_BYTES, NotRegularFile, read_regular
 
-__all__ = ["MAX_TEXT_BYTES", "NotRegularFile", "read_regular", "read_utf8", "write_atomic"]
+__all__ = [
+    "MAX_TEXT_BYTES",
+    "NotRegularFile",
+    "decode_utf8",
+    "read_regular",
+    "read_utf8",
+    "write_atomic",
+]
 
 
 def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
@@ -35,6 +41,12 @@ def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
         raise UnreadableFile.single(
             rule, shown, f"cannot read it ({exc.strerror}); check its permissions"
         ) from None
+    return decode_utf8(data, rule, shown)
+
+
+def decode_utf8(data: bytes, rule: str, shown: str) -> str:
+    """``data`` as text (a byte-order mark dropped); bytes that are not UTF-8 are an
+    error naming ``shown`` and the first bad byte."""
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
@@ -54,7 +66,7 @@ def write_atomic(path: Path, text: str, durable: bool = True) -> None:
     empty one, each of which the cache treats as missing or damaged and rebuilds; the
     fsyncs cost 10-30 ms each on a virtual disk, per repository.
     """
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    temporary = orphans.temporary(path)
     data = text.encode("utf-8")
     try:
         with open(temporary, "wb") as handle:

@@ -17,7 +17,7 @@ Round-trip loading (comments kept) is only used to edit the manifest; see manife
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,35 +89,40 @@ def _composer() -> Any:
     return _compose
 
 
-def load(text: str, line_offset: int = 0) -> Located:
+def load(text: str, line_offset: int = 0, anchors: bool = True) -> Located:
     """Parse one YAML document; raise :class:`YamlProblem` with a 1-based line on error.
 
     ``line_offset`` is added to every line so frontmatter lines are reported as lines of
-    the file they sit in. The plainest documents are read by yamlfast.py (same results,
-    without importing ruamel.yaml); any other by :func:`load_with_ruamel`.
+    the file they sit in. ``anchors=False`` refuses anchors even with no alias using
+    them (the lockfile spec's rule: they have no place in a generated file). The plainest
+    documents (never with an anchor) are read by yamlfast.py (same results, without
+    importing ruamel.yaml); any other by :func:`load_with_ruamel`.
     """
     from metapkg.yamlfast import parse
 
     fast = parse(text, line_offset)
     if fast is None:
-        return load_with_ruamel(text, line_offset)
+        return load_with_ruamel(text, line_offset, anchors)
     value, lines, quoted = fast
     return Located(value, lines, frozenset(quoted))
 
 
-def load_with_ruamel(text: str, line_offset: int = 0) -> Located:
+def load_with_ruamel(text: str, line_offset: int = 0, anchors: bool = True) -> Located:
     """:func:`load` through ruamel.yaml's safe parser, for any document."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
 
     compose = _composer()
     try:
-        if sum(text.count(c) for c in "[{-:?") >= _CHEAP:
-            _check_depth(text, line_offset)
+        if (not anchors and "&" in text) or sum(text.count(c) for c in "[{-:?") >= _CHEAP:
+            _check_events(text, line_offset, anchors)
         node = compose(text)
     except MarkedYAMLError as exc:
         raise _problem(exc, line_offset) from None
+    except ReaderError as exc:
+        raise _unreadable_character(text, exc, line_offset) from None
     except YAMLError as exc:
-        raise YamlProblem(f"invalid YAML: {exc}", None) from None
+        raise YamlProblem(f"invalid YAML: {exc}".replace("\n", " "), None) from None
     if node is None:
         return Located(None, {(): 1 + line_offset})
     builder = _Builder(line_offset)
@@ -125,23 +130,38 @@ def load_with_ruamel(text: str, line_offset: int = 0) -> Located:
     return Located(value, builder.lines, frozenset(builder.quoted))
 
 
-def _check_depth(text: str, line_offset: int) -> None:
+def _check_events(text: str, line_offset: int, anchors: bool) -> None:
     """Walk the parser's events (libyaml keeps its own stack: no recursion) and stop at
-    the first collection nested deeper than MAX_DEPTH."""
-    from ruamel.yaml.cyaml import CSafeLoader
+    the first collection nested deeper than MAX_DEPTH, or the first anchor when
+    ``anchors`` is False (the C composer's nodes do not keep their anchors)."""
     from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 
-    loader = CSafeLoader(text)
     depth = 0
+    for event in _events(text):
+        if not anchors and getattr(event, "anchor", None) is not None:
+            line = event.start_mark.line + 1 + line_offset
+            raise YamlProblem("YAML anchors (&name) are not allowed here; remove it", line)
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise YamlProblem(_too_deep(), event.start_mark.line + 1 + line_offset)
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+
+
+def _events(text: str) -> Iterator[Any]:
+    """The parser's events, from libyaml when installed (same results either way)."""
+    try:
+        from ruamel.yaml.cyaml import CSafeLoader
+    except ImportError:
+        from ruamel.yaml import YAML
+
+        yield from YAML(typ="safe", pure=True).parse(text)
+        return
+    loader = CSafeLoader(text)
     try:
         while loader.check_event():
-            event = loader.get_event()
-            if isinstance(event, CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise YamlProblem(_too_deep(), event.start_mark.line + 1 + line_offset)
-            elif isinstance(event, CollectionEndEvent):
-                depth -= 1
+            yield loader.get_event()
     finally:
         loader.dispose()
 
@@ -235,6 +255,20 @@ def _problem(exc: Any, line_offset: int) -> YamlProblem:
         context_line = exc.context_mark.line + 1 + line_offset
         message += f" ({exc.context} that starts on line {context_line})"
     return YamlProblem(message, line)
+
+
+def _unreadable_character(text: str, exc: Any, line_offset: int) -> YamlProblem:
+    """A character YAML does not allow (a control character). The parser reports an
+    offset (in bytes or characters, depending on the parser): find the character."""
+    character = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
+    index = text.find(character)
+    line = text.count("\n", 0, index) + 1 + line_offset if index >= 0 else None
+    code = f"{ord(character[:1] or ' '):04x}"
+    return YamlProblem(
+        f"invalid YAML: {exc.reason} (U+{code.upper()} here); remove it, or write it as "
+        f"\\u{code} in a double-quoted string",
+        line,
+    )
 
 
 def _unreadable(value: str, tag: str, exc: Exception) -> str:

@@ -457,6 +457,31 @@ def test_frozen_with_an_unpinned_ref_and_a_cold_cache_makes_no_request(gh: GH) -
     assert gh.server.requests == [], [r.path for r in gh.server.requests]
 
 
+def test_frozen_decides_a_lock_stale_before_fetching_what_only_the_lock_names(gh: GH) -> None:
+    """A lock (from a pull request, say) that requires a repository the manifest does not
+    is stale: say so before any request, so nothing is fetched with the token for it."""
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.repo("elsewhere/bait", {"c1": {"skills": {"beta": {}}}})
+    gh.manifest(
+        skills=[
+            skill_origin("acme/tools", "main", "alpha"),
+            skill_origin("elsewhere/bait", "main", "beta"),
+        ]
+    )
+    assert_ok(gh.install())
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+    gh.forget_install()
+    gh.server.clear_log()
+    cold = {"METAPKG_CACHE_DIR": str(gh.tmp / "cold"), "GITHUB_TOKEN": "ghp_frozenT0ken"}
+
+    [found] = assert_fails_with(gh.install("--frozen", env=cold), "lock")
+    assert "acme/beta" in found.message and "no longer" in found.message
+    assert gh.server.requests == [], [r.path for r in gh.server.requests]
+    gh.server.clear_log()
+    assert_ok(gh.install(env=cold))  # and a plain install fetches only what is needed
+    assert not [r.path for r in gh.server.requests if "bait" in r.path]
+
+
 def test_frozen_installs_exactly_the_lock(gh: GH) -> None:
     shas = gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
     gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])

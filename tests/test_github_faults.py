@@ -413,6 +413,20 @@ def test_wrong_token_is_an_auth_error_that_does_not_print_it(gh: GH) -> None:
     _nothing_installed(gh)
 
 
+@pytest.mark.parametrize("token", ["ghp_t\u00f6k\u00e9n-s3cret", "ghp_first\nsecond-s3cret"])
+def test_a_token_no_header_can_hold_is_refused_before_any_request(gh: GH, token: str) -> None:
+    """Non-ASCII (httpx would raise UnicodeEncodeError) or a pasted second line: named by
+    where it came from, never shown, never sent."""
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
+    run = gh.install(env={"GITHUB_TOKEN": token})
+    [found] = assert_fails_with(run, "auth")
+    assert found.path == "GITHUB_TOKEN" and "set it to the token alone" in found.message
+    assert "s3cret" not in run.out + run.err
+    assert gh.server.requests == []
+    _nothing_installed(gh)
+
+
 def test_no_token_for_a_private_repository_is_an_auth_error(gh: GH) -> None:
     gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}}}})
     gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])

@@ -541,8 +541,12 @@ def test_a_lock_with_yaml_anchors_is_refused(cli, tmp_path: Path) -> None:
     before = snapshot(project)
 
     run = cli("lock", "--check", cwd=project)
+    frozen = cli("install", "--frozen", cwd=project)
 
-    assert run.code == 1 and "metapkg.lock" in run.err
+    for refused in (run, frozen):  # an anchor no alias uses is refused too (the spec)
+        [found] = assert_fails_with(refused, "lock")
+        assert found.path == "metapkg.lock" and "anchors" in found.message, refused.err
+        assert text.splitlines()[found.line - 1].startswith("targets: &t")
     assert snapshot(project) == before
 
 

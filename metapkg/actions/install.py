@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from metapkg import __version__, events
-from metapkg.diagnostics import Diagnostic, LockError, ProvisionError, error, warning
+from metapkg import __version__, events, orphans
+from metapkg.actions.projectlock import project_lock
+from metapkg.diagnostics import Diagnostic, LockError, error, warning
 from metapkg.provision import state
-from metapkg.provision.stage import STATE_DIR, recover
+from metapkg.provision.stage import recover
 from metapkg.provision.uptodate import STATE_FILE, up_to_date
 from metapkg.provision.values import placeholder_values
 
@@ -39,35 +38,6 @@ class InstallReport:
     dry_run: bool = False
     warnings: tuple[Diagnostic, ...] = ()
     scope: Scope | None = None  # where it provisioned, when not the project (--global)
-
-
-@contextlib.contextmanager
-def project_lock(project: Path) -> Iterator[None]:
-    """Serialize metapkg runs that write one project (a second one waits here).
-
-    ``fcntl.flock`` where it exists (what filelock does on Unix, without importing
-    filelock: 20 ms, a third of a small install); filelock elsewhere.
-    """
-    folder = project / STATE_DIR
-    if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
-        raise ProvisionError.single(
-            "state",
-            STATE_DIR,
-            f"{STATE_DIR} must be a folder of metapkg's local state, and here it is a link or "
-            f"a file; remove it (it holds nothing else) and run metapkg again",
-        )
-    folder.mkdir(exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        from filelock import FileLock
-
-        with FileLock(str(folder / "lock")):
-            yield
-        return
-    with open(folder / "lock", "a+b") as handle:  # released when closed, or if we die
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        yield
 
 
 def install(
@@ -97,6 +67,7 @@ def install(
     the project; provision/scope.user() for ``--global``, whose manifest, lock and state
     are in ``project``, the user-scope folder).
     """
+    orphans.sweep_project(project)
     values = placeholder_values(project) if scope is None else scope.values()
     asked = unpin is not None or reinstall or manifest is not None or scope is not None
     if not asked and up_to_date(str(project), __version__, values):
@@ -218,7 +189,7 @@ def lock(
     project: Path, check: bool = False, offline: bool = False, workers: int = 16
 ) -> Resolution:
     """Resolve and write metapkg.lock only; with ``check``, raise if it would change."""
-    from metapkg.actions.resolution import conflicted, resolve_project
+    from metapkg.actions.resolution import conflicted, read_lock, resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
     from metapkg.provision import scope as scopes
@@ -227,6 +198,7 @@ def lock(
     with project_lock(project):
         # an interrupted install's rollback must not undo this lock later
         recover(scopes.project(project))
+        orphans.sweep_project(project)
         if check and conflicted(project):
             raise LockError.single(
                 "lock",
@@ -234,6 +206,8 @@ def lock(
                 "metapkg.lock has merge conflicts; run `metapkg lock` (which merges both "
                 "sides) and commit metapkg.lock",
             )
+        if check:
+            read_lock(project)  # a damaged lock is reported as such, not as "no lock yet"
         resolution = resolve_project(project, FetchOptions(offline=offline, workers=workers))
         if check:
             if resolution.lock_changed:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from metapkg import events
 from metapkg import manifest as manifest_file
+from metapkg.actions import prechecks
 from metapkg.diagnostics import (
     Diagnostic,
     LockError,
@@ -37,7 +38,6 @@ from metapkg.provision.plan import Item, Plan, plan_placements
 from metapkg.resolve.candidates import Candidates, locked_choices
 from metapkg.resolve.discovery import Discovery, Node
 from metapkg.resolve.resolver import Resolved, resolve
-from metapkg.textio import read_utf8
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Resolution:
 def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
     path = project / lockfmt.FILENAME
     try:
-        text = read_utf8(path, "lock")
+        text = lockfmt.read_text(path)
     except FileNotFoundError:
         return None, None
     except UnreadableFile as exc:  # the system said no: not damage, so never replaced
@@ -72,7 +72,7 @@ def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
 def conflicted(project: Path) -> bool:
     """Does metapkg.lock hold git merge-conflict markers?"""
     try:
-        text = read_utf8(project / lockfmt.FILENAME, "lock")
+        text = lockfmt.read_text(project / lockfmt.FILENAME)
     except (FileNotFoundError, MetapkgError):
         return False
     from metapkg.lock.merge import has_conflicts  # not imported when there is no lock
@@ -113,7 +113,7 @@ def _merged(
             "metapkg.lock has merge conflicts, and --frozen installs only a clean lock; run "
             "`metapkg install` (which merges both sides) and commit metapkg.lock",
         )
-    text = read_utf8(project / lockfmt.FILENAME, "lock")
+    text = lockfmt.read_text(project / lockfmt.FILENAME)
     try:
         merged = merge(text)
     except lockfmt.UnreadableLock as exc:
@@ -148,10 +148,15 @@ def resolve_project(
     manifest = manifest or manifest_file.read(project)
     options = options or FetchOptions()
     progress = progress or _report_resolving
+    prechecks.refuse_the_project_itself(
+        project, [d.origin for d in manifest.dependencies] + list(manifest.overrides.values())
+    )
     old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen)
     if old_lock is not None:
         pins = tuple(RefPin(p.repo, p.ref, p.commit, p.host) for p in old_lock.pins)
         options = dataclasses.replace(options, pins=pins)
+        if options.frozen and (stale := prechecks.frozen_staleness(project, manifest, old_lock)):
+            raise LockError(stale)  # before any download: nothing the manifest does not ask for
     unpinned = _unpinned_roots(manifest, options.pins)
     if unpinned and options.frozen:
         raise unpinned_under_frozen(list(unpinned))  # before any download: CI caches start cold
@@ -162,10 +167,13 @@ def resolve_project(
     candidates = Candidates(sources, locked, fresh)
     discovery = Discovery(sources, candidates, options.workers)
     try:
-        discovery.warm(item.origin for item in locked)  # a lock's graph loads in one wave
+        if old_lock is not None:  # the lock's graph, as far as still needed, in one wave
+            needed = prechecks.still_needed(project, manifest, old_lock)
+            discovery.warm(item.origin for item in locked if item.key in needed)
         crawled = discovery.crawl(manifest.dependencies, manifest.overrides, progress)
         if crawled.problems:
             raise ResolutionError(crawled.problems)
+        prechecks.refuse_the_project_itself(project, crawled.nodes)
         _check_pinned_content(project, crawled.nodes.values(), old_lock)
         resolved = resolve(
             manifest.dependencies, discovery, crawled, manifest.overrides, candidates

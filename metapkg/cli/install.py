@@ -75,10 +75,12 @@ class InstallCommand(InstallingCommand):
 
 def _up_to_date() -> bool:
     """The common case, decided before importing the resolver, YAML or HTTP code."""
-    from metapkg import __version__
+    from metapkg import __version__, orphans
     from metapkg.provision.uptodate import up_to_date
 
-    return up_to_date(os.getcwd(), __version__)
+    project = os.getcwd()
+    orphans.sweep_project(project)  # what a killed metapkg was writing: gone either way
+    return up_to_date(project, __version__)
 
 
 COMMAND = InstallCommand()

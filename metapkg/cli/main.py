@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
     from pathlib import Path
+    from types import ModuleType
 
     from metapkg.cli.base import BaseCommand
 
@@ -68,6 +69,16 @@ def _enter_project(project: str) -> None:
         ) from None
 
 
+def _check_settings(settings: ModuleType) -> None:
+    """A METAPKG_* variable metapkg cannot use is a usage error, whatever the command."""
+    try:
+        settings.check()
+    except settings.BadSetting as exc:
+        from metapkg.diagnostics import UsageError
+
+        raise UsageError.single("usage", "environment", f"{exc}; fix or unset it") from None
+
+
 def find_project(start: Path) -> Path | None:
     """The nearest folder from ``start`` upwards that holds metapkg.yaml (as uv and cargo
     find theirs), or None."""
@@ -82,8 +93,10 @@ def find_project(start: Path) -> Path | None:
 def _run(command: BaseCommand, args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from metapkg import settings
     from metapkg.fetch import cachelock
 
+    _check_settings(settings)
     _enter_project(args.project)
     args.invoked_from = Path.cwd()
     if getattr(args, "user_scope", False):  # --global: the user-scope folder

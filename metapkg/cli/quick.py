@@ -37,11 +37,14 @@ def _jobs_setting_valid() -> bool:
 
 
 def _noop_install(quiet: bool) -> int | None:
-    from metapkg import __version__
+    from metapkg import __version__, orphans
     from metapkg.provision.uptodate import up_to_date
 
     project = find_project(os.getcwd())
-    if project is None or not up_to_date(project, __version__):
+    if project is None:
+        return None
+    orphans.sweep_project(project)  # what a killed metapkg was writing: gone either way
+    if not up_to_date(project, __version__):
         return None
     if not quiet:
         print("Already up to date", file=sys.stderr)

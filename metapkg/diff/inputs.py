@@ -9,6 +9,7 @@ from pathlib import Path
 
 from metapkg.diagnostics import MetapkgError, UsageError
 from metapkg.lock import format as lockfmt
+from metapkg.textio import decode_utf8
 
 EMPTY = lockfmt.Lockfile((), (), (), (), ())
 
@@ -55,9 +56,9 @@ def _from_git(revision: str, project: Path) -> lockfmt.Lockfile:
         ["git", "show", f"{revision}:./{lockfmt.FILENAME}"],
         cwd=project,
         capture_output=True,
-        text=True,
         check=False,
     )
     if shown.returncode != 0:
         return EMPTY  # the lock did not exist at that revision: everything is added
-    return lockfmt.parse(shown.stdout, f"git:{revision}:{lockfmt.FILENAME}")
+    display = f"git:{revision}:{lockfmt.FILENAME}"
+    return lockfmt.parse(decode_utf8(shown.stdout, "lock", display), display)

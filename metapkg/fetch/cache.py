@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from metapkg import jsonsafe, settings
+from metapkg.diagnostics import FetchError, error
 from metapkg.fetch import cachelock
 from metapkg.safefile import read_regular
 from metapkg.textio import write_atomic
@@ -47,6 +48,24 @@ class DamagedEntry(Exception):
     """A cached tree no longer matches the record written when it was published."""
 
 
+class CacheUnusable(FetchError):
+    """The cache folder cannot be created or locked (a file in its place, no permission)."""
+
+    @classmethod
+    def because(cls, root: Path, exc: OSError) -> CacheUnusable:
+        if root.exists() and not root.is_dir():
+            why = "it is a file, not a folder"
+        elif isinstance(exc, NotADirectoryError):
+            why = "a folder on its path is a file"
+        else:
+            why = exc.strerror or type(exc).__name__
+        message = (
+            f"cannot use the download cache ({why}); make it a folder you can write, or "
+            f"point METAPKG_CACHE_DIR at one"
+        )
+        return cls([error("cache", str(root), message)])
+
+
 def cache_root() -> Path:
     return settings.cache_dir()
 
@@ -59,7 +78,10 @@ class Cache:
     def _use(self) -> None:
         """Every use of the cache happens under its shared lock (see cachelock.py)."""
         if not cachelock.held(self.root):
-            cachelock.hold_shared(self.root)
+            try:
+                cachelock.hold_shared(self.root)
+            except OSError as exc:
+                raise CacheUnusable.because(self.root, exc) from None
             self._sweep_stale_temporaries()
 
     # -- trees ------------------------------------------------------------------------------
@@ -165,7 +187,10 @@ class Cache:
     def remember_refs(self, repo: str, refs: dict[str, str]) -> None:
         """Note what ``refs`` point at, for ``--offline``: an optimisation, so a cache that
         cannot take the note (read-only, a full disk) costs nothing but the note."""
-        known = self.known_refs(repo)
+        try:
+            known = self.known_refs(repo)
+        except CacheUnusable:
+            return
         if all(known.get(ref) == commit for ref, commit in refs.items()):
             return  # nothing new: a read-only warm cache must keep working
         known.update(refs)
@@ -212,7 +237,10 @@ class Cache:
         if not self.root.exists():
             return 0
         wait = settings.cache_lock_timeout() if timeout is None else timeout
-        handle = cachelock.exclusive(self.root, wait)
+        try:
+            handle = cachelock.exclusive(self.root, wait)
+        except OSError as exc:
+            raise CacheUnusable.because(self.root, exc) from None
         try:
             if entries:
                 paths = [path for repo, commit in entries for path in self._paths(repo, commit)]

@@ -15,6 +15,7 @@ only one process use the cache at a time. Standard library only on the flock pat
 from __future__ import annotations
 
 import contextlib
+import errno
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,7 +85,7 @@ def _acquire(root: Path, shared: bool, timeout: float | None) -> Any:
         except Timeout:
             raise CacheBusy(str(path)) from None
         return lock
-    handle = open(path, "a+b")  # noqa: SIM115 (kept open: the lock lives as long as it)
+    handle = _open(path)
     mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
@@ -99,6 +100,18 @@ def _acquire(root: Path, shared: bool, timeout: float | None) -> Any:
         except OSError:
             handle.close()
             raise
+
+
+def _open(path: Path) -> Any:
+    """The lock file, kept open as long as the lock lives. A cache someone else filled
+    and made read-only (a CI image, a shared volume) still has its lock file, and flock
+    takes a shared lock through a read-only descriptor as well."""
+    try:
+        return open(path, "a+b")
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS) or not path.is_file():
+            raise
+        return open(path, "rb")
 
 
 def held(root: Path) -> bool:

@@ -199,10 +199,16 @@ def _package(package: LockedPackage) -> dict[str, Any]:
 def read(path: Path) -> Lockfile | None:
     """The lock at ``path``, or None when there is none."""
     try:
-        text = read_utf8(path, "lock")
+        text = read_text(path)
     except FileNotFoundError:
         return None
     return parse(text, str(path.name))
+
+
+def read_text(path: Path) -> str:
+    """The lock's text with LF line endings, as metapkg writes it: a checkout made with
+    git's ``core.autocrlf`` has CRLF, which must not make the lock stale."""
+    return read_utf8(path, "lock").replace("\r\n", "\n")
 
 
 class UnreadableLock(LockError):
@@ -214,10 +220,11 @@ class UnreadableLock(LockError):
 
 
 def parse(text: str, display: str = FILENAME) -> Lockfile:
+    text = text.replace("\r\n", "\n")
     if (found := limits.size(text)) > limits.LOCK_BYTES:  # not damage: never replaced
         raise LockError.single("lock", display, limits.over(display, found, limits.LOCK_BYTES))
     try:
-        data = yamlsafe.load(text)
+        data = yamlsafe.load(text, anchors=False)
     except yamlsafe.YamlProblem as exc:
         raise UnreadableLock.single(
             "lock", display, f"{exc.message}; run `metapkg lock` to rewrite it", exc.line

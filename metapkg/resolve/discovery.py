@@ -377,12 +377,19 @@ def _load(fetched: Fetched, origin: Origin) -> Node:
             "holds no package: no SKILL.md, AGENTS.md or <name>.3md there, and it is not "
             "a .json file",
         )
-    loaded = load_package(fetched.path, fetched.display, kind, fetched.folder_name, consumer=True)
+    try:
+        loaded = load_package(
+            fetched.path, fetched.display, kind, fetched.folder_name, consumer=True
+        )
+    except OSError as exc:
+        raise _unreadable(fetched, exc) from None
     if loaded.package is None:
         raise FetchError(loaded.diagnostics)
     package = _with_plain_version(loaded.package, fetched)
     try:
         integrity = fetched.integrity or tree_hash(fetched.path, sealed=fetched.shared)
+    except OSError as exc:
+        raise _unreadable(fetched, exc) from None
     except ModifiedInCache as exc:
         raise FetchError(
             [
@@ -458,3 +465,12 @@ def _kind_problems(result: Crawl) -> list[Diagnostic]:
             )
         )
     return problems
+
+
+def _unreadable(fetched: Fetched, exc: OSError) -> FetchError:
+    """A file or folder of the package that cannot be read (no permission): name it."""
+    why = exc.strerror or type(exc).__name__
+    if exc.filename is None:
+        return FetchError([error("fetch", fetched.display, f"cannot read the package ({why})")])
+    message = f"cannot read it ({why}); it is part of {fetched.display}: check its permissions"
+    return FetchError([error("fetch", str(exc.filename), message)])

@@ -27,7 +27,15 @@ def check(root: Path, display: str) -> Iterator[Diagnostic]:
         if depth > MAX_DEPTH:
             yield error("link", shown_folder, f"nested more than {MAX_DEPTH} folders deep")
             continue
-        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            yield error(
+                "layout", shown_folder, f"cannot read this folder ({why}); check its permissions"
+            )
+            continue
+        for entry in entries:
             mode = entry.stat(follow_symlinks=False).st_mode
             shown = f"{shown_folder}/{entry.name}"
             if stat.S_ISLNK(mode):
