@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.catalog import Catalog, Shape, flat_catalog, generate, manifest
+from bench.timing import write_keeping_notes
 from fixture_server import FixtureGitHub
 
 HERE = Path(__file__).resolve().parent
@@ -234,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         scale_rows = scaling_table(work, scaling, shape, args.latency) if scaling else []
     report = render(rows, scale_rows, shape, args.latency, args.runs)
     print(report)
-    args.output.write_text(report)
+    write_keeping_notes(args.output, report)
     return 0
 
 

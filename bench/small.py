@@ -21,7 +21,14 @@ from pathlib import Path
 
 from bench import jobs, peers
 from bench.catalog import Shape, generate, manifest
-from bench.timing import Timing, clean_environment, measure, metapkg_command, run_once
+from bench.timing import (
+    Timing,
+    clean_environment,
+    measure,
+    metapkg_command,
+    run_once,
+    write_keeping_notes,
+)
 from fixture_server import FixtureGitHub
 
 HERE = Path(__file__).resolve().parent
@@ -163,21 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         floor_again = small.floor()
     report = render(floor, floor_again, rows, compared, args)
     print(report)
-    args.output.write_text(report + _kept_notes(args.output))
+    write_keeping_notes(args.output, report)
     return 0
-
-
-NOTES = "<!-- notes: kept when the table above is regenerated -->"
-
-
-def _kept_notes(output: Path) -> str:
-    """The hand-written notes below NOTES in the previous results, if any."""
-    try:
-        previous = output.read_text()
-    except FileNotFoundError:
-        return ""
-    at = previous.find(NOTES)
-    return "" if at < 0 else "\n" + previous[at:]
 
 
 def compare_peers(work: Path, args: argparse.Namespace) -> dict[str, object]:

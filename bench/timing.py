@@ -93,3 +93,18 @@ def metapkg_command() -> list[str]:
     if script.is_file():
         return [str(script)]
     return [sys.executable, "-m", "metapkg"]
+
+
+NOTES = "<!-- notes: kept when the table above is regenerated -->"
+
+
+def write_keeping_notes(output: Path, report: str) -> None:
+    """Write ``report`` to ``output``, keeping the hand-written notes that followed the
+    NOTES marker in the previous results (what the profiles showed stays with the
+    figures)."""
+    try:
+        previous = output.read_text()
+    except FileNotFoundError:
+        previous = ""
+    at = previous.find(NOTES)
+    output.write_text(report + ("" if at < 0 else "\n" + previous[at:]))
