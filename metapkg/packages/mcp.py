@@ -84,12 +84,12 @@ def judge(config: dict[str, Any], text: str, filename: str, display: str) -> Ite
             display,
             "MCP configs are leaves and cannot declare dependencies; remove 'dependencies' "
             "and declare them on the skill or agent that uses this server",
-            _line_of(text, '"dependencies"'),
+            jsonsafe.line_of(text, '"dependencies"'),
         )
     yield from _check_command(config, text, display)
 
     def line_of(needle: str) -> int | None:
-        return _line_of(text, needle)
+        return jsonsafe.line_of(text, needle)
 
     yield from mcpstrings.check_args(config, line_of, display)
     yield from mcpstrings.check_env(config, line_of, display)
@@ -107,10 +107,10 @@ def _check_name(
             "mcp-name",
             display,
             'missing "_meta": {"name": "<namespace>/<short>"}; the MCP FQN is required',
-            _line_of(text, '"_meta"'),
+            jsonsafe.line_of(text, '"_meta"'),
         )
         return
-    line = _line_of(text, '"name"')
+    line = jsonsafe.line_of(text, '"name"')
     if not REGISTRY_NAME.match(name) or len(name) > MAX_NAME:
         yield error(
             "mcp-name",
@@ -155,7 +155,7 @@ def _check_command(config: dict[str, Any], text: str, display: str) -> Iterator[
             )
         return
     command = config["command"]
-    line = _line_of(text, '"command"')
+    line = jsonsafe.line_of(text, '"command"')
     if not isinstance(command, str) or not command.strip():
         yield error("mcp-command", display, "'command' must be a non-empty string", line)
         return
@@ -175,7 +175,7 @@ def _check_command(config: dict[str, Any], text: str, display: str) -> Iterator[
                     display,
                     f"args run a shell wrapper ({first} {second} ...); call the server's "
                     f"executable directly so the config works on every OS",
-                    _line_of(text, json.dumps(first)),
+                    jsonsafe.line_of(text, json.dumps(first)),
                 )
 
 
@@ -208,12 +208,3 @@ def _command_problem(command: str) -> str | None:
             f"and the bare name works on every host"
         )
     return None
-
-
-def _line_of(text: str, needle: str, occurrence: int = 1) -> int | None:
-    index = -1
-    for _ in range(occurrence):
-        index = text.find(needle, index + 1)
-        if index < 0:
-            return None
-    return text.count("\n", 0, index) + 1
