@@ -2,19 +2,23 @@
 
 Importing ruamel.yaml and building its loader costs more than the rest of a small install
 reading twenty SKILL.md files, yet almost every manifest and frontmatter is a handful of
-``key: value`` lines, lists of origins and a nested mapping or two. :func:`parse` reads
-exactly that subset:
+``key: value`` lines, lists of origins and a nested mapping or two; and ruamel's
+pure-Python composer reads a 3,000-package metapkg.lock (lists of mappings, as
+lock/yamlout.py writes them) in 1-2 s. :func:`parse` reads exactly that subset:
 
 * block mappings whose keys are plain names (``[A-Za-z_][A-Za-z0-9_.-]*``), nested by
   indentation (spaces), with at most one value per line;
-* block sequences of scalars (indented, or at their key's indentation);
+* block sequences (indented, or at their key's indentation) of scalars, or of such
+  mappings (``- kind: skill`` with the other keys in the column of ``kind``);
 * scalars: plain text that the core schema can only read as a string (it starts with a
-  letter, ``_``, ``/`` or a non-ASCII character and is not a boolean or null word, or it
-  is a ``1.2.3`` version), or quoted text without escapes; ``[a, b]`` lists of plain
-  names; ``{}`` and ``[]``;
+  letter, ``_``, ``/`` or a non-ASCII character and is not a boolean or null word; or it
+  is a ``1.2.3`` version, a path like ``.agents/x``, an option like ``-y`` or ``--port``,
+  or lowercase hex holding one of
+  ``acdf``, as commit ids do), a plain decimal integer of up to 18 digits, or quoted text
+  without escapes; ``[a, b]`` lists of plain names; ``{}`` and ``[]``;
 * comments and blank lines.
 
-For anything else (numbers, booleans, anchors, tags, multi-line scalars, flow mappings,
+For anything else (other numbers, booleans, anchors, tags, multi-line scalars, flow mappings,
 tabs, CRLF, document markers, a repeated key, odd indentation, anything invalid) it
 returns None, and yamlsafe uses ruamel.yaml's safe loader. Inside the subset the result
 is what that loader gives: the same values, the same line of every key, the same set of
@@ -41,6 +45,11 @@ _UNUSUAL = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uf
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?")
 _VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
+_INT = re.compile(r"0|[1-9][0-9]{0,17}")
+# A commit id: lowercase hex. One holding a, c, d or f is no number in any YAML schema (a
+# number's letters are e, x, o, b; 0x needs the x); others are left to ruamel.
+_HEX = re.compile(r"[0-9a-f]+")
+_NOT_NUMERIC = re.compile(r"[acdf]")
 # Plain words some YAML schema reads as booleans or null (1.2 and 1.1 alike).
 _SPECIAL_WORDS = frozenset(["y", "n", "yes", "no", "true", "false", "on", "off", "null"])
 _NO = object()  # "not in the subset"
@@ -134,12 +143,18 @@ class _Reader:
             if not line.content.startswith("- "):
                 return _NO, pos  # "-" alone: a null item or a block below it
             path = (*key, len(items))
-            value = self.scalar(line.content[2:].lstrip(" "), path, line.number, False)
+            rest = line.content[2:].lstrip(" ")
+            if _KEY.fullmatch(rest):  # "- name: ...": a mapping, its keys in rest's column
+                column = line.indent + len(line.content) - len(rest)
+                self.lines[pos] = _Line(line.number, column, rest)
+                value, pos = self.mapping(pos, column, path)
+            else:
+                value = self.scalar(rest, path, line.number, False)
+                pos += 1
             if value is _NO:
                 return _NO, pos
             items.append(value)
             self.places[path] = line.number
-            pos += 1
             line = self._at(pos)
         if line is not None and (
             line.indent > indent or (line.indent == indent and not indentless)
@@ -160,7 +175,7 @@ class _Reader:
             for index in range(len(names)):
                 self.places[(*key, index)] = number
             return names
-        return text if _plain_string(text) else _NO
+        return _plain(text)
 
     def _quoted(self, text: str, key: Key) -> Any:
         mark = text[0]
@@ -186,13 +201,22 @@ def _uncommented(text: str) -> str:
     return (text if cut < 0 else text[:cut]).rstrip(" ")
 
 
-def _plain_string(text: str) -> bool:
-    """A plain scalar every YAML schema reads as this very string."""
+def _plain(text: str) -> Any:
+    """A plain scalar every YAML schema reads as this very string (or, for a plain decimal
+    number of up to 18 digits, as that int), else _NO."""
     if not text or ": " in text or text.endswith(":") or any(c in text for c in "[]{}"):
-        return False
+        return _NO
     if not text.isascii() and any(c.isspace() and c != " " for c in text):
-        return False
+        return _NO
     first = text[0]
-    if not (first.isalpha() or first in "_/"):
-        return _VERSION.fullmatch(text) is not None
-    return text.lower() not in _SPECIAL_WORDS
+    if first.isalpha() or first in "_/":
+        return _NO if text.lower() in _SPECIAL_WORDS else text
+    if first == "." and text[1:2].isalpha() and text.lower() not in (".inf", ".nan"):
+        return text  # a path such as .agents/skills/x (not .inf, .NaN, .5)
+    if first == "-" and text.lstrip("-")[:1].isalpha() and len(text) - len(text.lstrip("-")) < 3:
+        return text  # an option such as -y or --port (not -1, -.inf, ---)
+    if _INT.fullmatch(text):
+        return int(text)
+    if _VERSION.fullmatch(text) or (_HEX.fullmatch(text) and _NOT_NUMERIC.search(text)):
+        return text
+    return _NO

@@ -71,7 +71,12 @@ def test_manifests_and_frontmatter_take_the_fast_path() -> None:
     "text",
     [
         "version: 1.0\n",  # a float
-        "count: 3\n",
+        "count: 03\n",
+        "count: 1_000\n",
+        "commit: 12e45\n",  # a float
+        "commit: 0b101\n",
+        "path: .inf\n",
+        "path: .5\n",
         "enabled: yes\n",
         "a: null\n",
         "a: ~\n",
@@ -81,7 +86,8 @@ def test_manifests_and_frontmatter_take_the_fast_path() -> None:
         "a: b\n  continued\n",
         "a: {b: c}\n",
         "a: [b, 1]\n",
-        "a:\n  - b: c\n",
+        "a:\n  - b: c\n   d: e\n",
+        "a:\n  - b: c\n      d: e\n",
         "a: b\na: c\n",  # repeated key: ruamel reports it
         "a:\tb\n",
         "a: b\r\n",
@@ -113,6 +119,10 @@ TRICKY = [
     "- x", "?x", "? x", "é", "中文", "a\u00a0b", "a\u3000", "\u00a0a", "a\u2028b", "a\x85b",
     "a\ufeffb", "https://github.com/a/b/tree/main/x#^1.2", "file:./x", "/abs/path", "_x",
     "a b", "a  b", " a", "a ", "a\\b", "<<", "=", "inf", "nan", "NaN", "True1", "a-b.c",
+    "0", "2", "007", "-3", "+4", "1_0", "12345678901234567890", "986da4a64b80d29c3108",
+    "1234567890", "12e45", "0b101", "0b1a", "1e5f", "0x1fd", "ed01d4", ".agents/skills/x",
+    ".a", ".Inf", ".iNf", ".nan", ".5", "..", "./x", "-y", "--port", "---x", "-.inf", "-1a",
+    "-", "--", "- y", "-y: z",
 ]  # fmt: skip
 ALPHABET = "ab Z_-.:#/'\",[]{}&*!|>%@`?~019é\\\t"
 
@@ -166,10 +176,25 @@ def documents(draw: st.DrawFn, depth: int = 0) -> list[tuple[int, str]]:
     lines: list[tuple[int, str]] = []
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
         key = draw(keys)
-        shape = draw(st.sampled_from(["inline", "inline", "map", "seq", "indentless"]))
+        shape = draw(
+            st.sampled_from(["inline", "inline", "map", "seq", "indentless", "seq-of-maps"])
+        )
         if shape == "inline" or depth >= 2:
             comment = draw(st.sampled_from(["", "", "  # note", " #x"]))
             lines.append((0, f"{key}: {draw(inline)}{comment}".rstrip()))
+        elif shape == "seq-of-maps":  # as metapkg.lock lists its packages
+            lines.append((0, f"{key}:"))
+            level = draw(st.sampled_from([0, 1]))
+            for _ in range(draw(st.integers(min_value=1, max_value=3))):
+                entries = draw(st.lists(st.tuples(keys, inline), min_size=1, max_size=3))
+                gap = draw(st.sampled_from(["", "", " "]))  # "-  a: b": keys one column on
+                for index, (name, value) in enumerate(entries):
+                    lead = f"-{gap} " if index == 0 else " " * (len(gap) + 2)
+                    lines.append((level, f"{lead}{name}: {value}".rstrip()))
+                if draw(st.booleans()):  # a nested list of scalars under one more key
+                    lines.append((level, " " * (len(gap) + 2) + "deps:"))
+                    for item in draw(st.lists(inline, min_size=1, max_size=2)):
+                        lines.append((level, " " * (len(gap) + 4) + f"- {item}".rstrip()))
         elif shape == "map":
             lines.append((0, f"{key}:"))
             lines += [(level + 1, line) for level, line in draw(documents(depth + 1))]
@@ -208,3 +233,16 @@ def test_fuzz_damaged_documents_are_declined_or_read_as_ruamel_reads_them(
             text[:at] + data.draw(st.text(alphabet=ALPHABET + "\n ", max_size=3)) + text[at + cut :]
         )
     _same(text)
+
+
+def test_a_written_lock_takes_the_fast_path() -> None:
+    """What lock/yamlout.py writes (lists of mappings, commit ids, paths, lock-version,
+    MCP server commands) is read by the fast path, as ruamel reads it."""
+    import graph_locks
+
+    from metapkg.lock import format as lockfmt
+
+    for lock in (graph_locks.before(), graph_locks.after(), graph_locks.layered(40)):
+        text = lockfmt.render(lock)
+        assert _same(text) is not None, text
+        assert lockfmt.render(lockfmt.parse(text)) == text
