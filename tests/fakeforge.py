@@ -128,6 +128,9 @@ class FakeSource(Source):
             for version, name in package_tags(listed, folder)
         ]
 
+    def at_hand(self, origin: Origin) -> bool:
+        return False  # a forge is remote: loads go to the pool, as downloads do
+
     def used_pins(self) -> Iterable[RefPin]:
         return sorted(self.used, key=lambda p: (p.repo, p.ref))
 

@@ -1120,6 +1120,20 @@ def test_crawl_is_per_level_not_per_package(slow_gh: GH) -> None:
     assert gh.count(r"^/org/common/legacy\.tar\.gz/", "download") == 1
     assert len(gh.server.requests) == repos * 3
 
+    # With the lock and an empty cache, the lock's packages are downloaded at once, not
+    # one after another (cached ones load in one thread; these are not at hand).
+    from_lock = gh.tmp / "from-lock"
+    from_lock.mkdir()
+    for name in ("metapkg.yaml", "metapkg.lock"):
+        (from_lock / name).write_text((gh.project / name).read_text())
+    asked = len(gh.server.requests)
+    started = time.perf_counter()
+    assert_ok(gh.run("install", cwd=from_lock, env={"METAPKG_CACHE_DIR": str(gh.tmp / "c1")}))
+    elapsed = time.perf_counter() - started
+    assert len(gh.server.requests) - asked == repos * 2  # tarball redirect + download each
+    bound = 3 * LATENCY + 2.0  # serially: 2 * repos * LATENCY = 6.4 s
+    assert elapsed < bound, f"{elapsed:.2f}s >= {bound:.2f}s"
+
     # --jobs 1 gives the same lock (fast server, fresh project and cache).
     gh.server.latency = 0
     other = gh.tmp / "serial"

@@ -23,6 +23,9 @@ class FileSource:
     def versions(self, origin: Origin) -> list[Tag]:
         return []  # a folder on disk has one version: whatever is there now
 
+    def at_hand(self, origin: Origin) -> bool:
+        return True
+
     def used_pins(self) -> Iterable[RefPin]:
         return ()
 

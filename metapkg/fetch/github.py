@@ -144,6 +144,17 @@ class GitHubSource:
         """Create the HTTP client now (importing httpx, finding the token)."""
         self.http  # noqa: B018
 
+    def at_hand(self, origin: Origin) -> bool:
+        """The lock pins the origin's ref, and that commit (or the package's part of it)
+        is in the download cache."""
+        assert isinstance(origin, GitHubOrigin)
+        repo = origin.repo_id
+        for ref, path in origin.splits():
+            commit = self.pins.get((repo, ref))
+            if commit is not None:
+                return self.trees.cached(self.renames.canonical(repo), commit, path)
+        return False
+
     def used_pins(self) -> Iterable[RefPin]:
         return sorted(self._used, key=lambda p: (p.repo, p.ref))
 

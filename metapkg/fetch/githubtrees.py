@@ -86,6 +86,12 @@ class Trees:
             self.cache.mark_large(repo)
             return self._part(repo, commit, path, source), part
 
+    def cached(self, repo: str, commit: str, path: str) -> bool:
+        """Is ``tree`` answered from the cache, without a request?"""
+        return self.cache.has_tree(repo, commit) or bool(
+            path and self.cache.has_tree(repo, part_key(commit, path))
+        )
+
     def _sparse_possible(self) -> bool:
         from metapkg.fetch.sparse import find_git
 

@@ -110,6 +110,12 @@ class Source(Protocol):
 
     def used_pins(self) -> Iterable[RefPin]: ...
 
+    def at_hand(self, origin: Origin) -> bool:
+        """Can ``fetch`` be answered from this machine (a local folder, or a pinned commit
+        already in the download cache)? Such loads are cheaper done at once than handed
+        to a thread (see resolve/discovery.py)."""
+        ...
+
     def warnings(self) -> list[Diagnostic]:
         """What the run should tell the user about this source (e.g. a renamed repository)."""
         ...

@@ -73,6 +73,9 @@ class Sources:
     def versions(self, origin: Origin) -> list[Tag]:
         return self.source(origin).versions(origin)
 
+    def at_hand(self, origin: Origin) -> bool:
+        return self.source(origin).at_hand(origin)
+
     def warm_up(self, origin: Origin) -> None:
         """Create the source for ``origin`` in the background, when the caller knows it will
         be needed: for GitHub that imports httpx and finds the token, which is otherwise

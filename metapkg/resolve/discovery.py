@@ -180,9 +180,18 @@ class Discovery:
         return done
 
     def warm(self, origins: Iterable[Origin]) -> None:
-        """Start loading origins expected to be needed (the lock's packages)."""
+        """Load origins expected to be needed (the lock's packages): those to download on
+        the pool, then those at hand (cached, or local) here and now. Loading 300 cached
+        packages on the pool's threads made them trade the GIL back and forth: a warm
+        install took 1.25 s that way and 0.92 s loading them in one thread."""
+        at_hand = []
         for origin in origins:
-            self._pool.submit(_quietly, self.node, origin)
+            if self.sources.at_hand(origin):
+                at_hand.append(origin)
+            else:
+                self._pool.submit(_quietly, self.node, origin)
+        for origin in at_hand:
+            _quietly(self.node, origin)
 
     # -- the crawl ----------------------------------------------------------------------------
 
