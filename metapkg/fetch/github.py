@@ -99,9 +99,10 @@ class GitHubSource:
         repo = origin.repo_id
         missing: NotFound | None = None
         for ref, path, commit in self._readings(origin):
-            tree, key = self.trees.tree(self.renames.canonical(repo), commit, path, str(origin))
+            canonical = self.renames.canonical(repo)
+            tree, key = self.trees.tree(canonical, commit, path, str(origin))
             package = tree / path if path else tree
-            if os.path.lexists(package):
+            if os.path.lexists(package) or self.trees.recorded(canonical, key, path):
                 return self._fetched(origin, ref, path, commit, key, package)
             missing = missing or NotFound(
                 origin, f"{path or '/'} does not exist in {repo} at {ref} ({commit[:12]})"

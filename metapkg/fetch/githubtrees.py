@@ -92,6 +92,14 @@ class Trees:
             path and self.cache.has_tree(repo, part_key(commit, path))
         )
 
+    def recorded(self, repo: str, key: str, path: str) -> bool:
+        """Did publishing the tree write ``path``? If so and it is gone now, the entry is
+        damaged (``integrity`` fetches it again), not a path the repository lacks."""
+        try:
+            return _extracted_at(self.cache.record(repo, key), path)
+        except DamagedEntry:
+            return True
+
     def _sparse_possible(self) -> bool:
         from metapkg.fetch.sparse import find_git
 
@@ -219,6 +227,8 @@ class Trees:
         record = self.cache.record(repo, key)
         package = self.cache.tree(repo, key) / path if path else self.cache.tree(repo, key)
         if os.path.islink(package) or not (package.is_dir() or package.is_file()):
+            if _extracted_at(record, path):  # the record says it was written: damaged
+                raise DamagedEntry(f"{path or 'the tree'} is gone or is now a link")
             return None
         if package.is_file():
             expected = {package.name: record[path]} if path in record else {}
@@ -251,6 +261,16 @@ class Trees:
             raise DamagedEntry(str(exc)) from None
         self.seals.remember(repo, key, path, integrity, taken)
         return integrity
+
+
+def _extracted_at(record: Mapping[str, tuple[int, bool, str]], path: str) -> bool:
+    """Whether the extraction wrote a file at ``path`` or under it (not skipped)."""
+    if path in record:
+        return archive.skipped_why(record[path]) is None
+    prefix = f"{path}/" if path else ""
+    return any(
+        k.startswith(prefix) and archive.skipped_why(entry) is None for k, entry in record.items()
+    )
 
 
 class _Large(Exception):
