@@ -338,3 +338,39 @@ def test_a_renamed_repository_is_a_rename_not_an_origin_move(
     assert change["change"] == "renamed" and change["alerts"] == []
     shown = states.cli("diff", str(states.lock1), str(renamed))
     assert "the repository was renamed" in shown.out and "origin-moved" not in shown.out
+
+
+def test_a_hostile_changelog_entry_stays_inert_in_markdown_and_text() -> None:
+    # A CHANGELOG body that closes the <details>, opens an HTML comment, tries another
+    # fence style and erases a terminal line must stay inside its code block (markdown)
+    # and show its escape visibly (text); the alert above it stays as written.
+    from metapkg.diff import render
+    from metapkg.diff.compare import Alert, Change, Changelog
+    from metapkg.packages.models import ChangelogEntry
+
+    body = "- fixed\n```\n</details>\n<!--\n~~~\n\x1b[2Kall good\n"
+    change = Change(
+        "skill",
+        "acme/x",
+        "upgraded",
+        None,
+        None,
+        changelog=Changelog((ChangelogEntry("1.1.0", "2026-01-01", 1, body),)),
+        alerts=(Alert("new-mcp", "will run: npx -y @evil/backdoor"),),
+    )
+    md = render.markdown([change], "t")
+    fence, opened, live = "", False, []
+    for line in md.splitlines():  # what a renderer interprets: outside fenced blocks
+        if fence:
+            fence = "" if line.strip() == fence else fence
+            continue
+        if line.startswith("```"):
+            fence, opened = line.rstrip("abcdefghijklmnopqrstuvwxyz"), True
+            continue
+        live.append(line)
+    assert opened
+    assert "<!--" not in "\n".join(live) and "all good" not in "\n".join(live)
+    assert "\n".join(live).count("</details>") == "\n".join(live).count("<details>")
+    assert "will run: npx -y @evil/backdoor" in md
+    shown = render.text([change], "t", lambda text, _style: text)
+    assert "\x1b" not in shown and "\\x1b[2Kall good" in shown
