@@ -229,6 +229,17 @@ def test_detect_finds_the_hosts_a_project_already_uses(tmp_path: Path) -> None:
     assert target.file_in(tmp_path / "nowhere") == "opencode.json"
 
 
+def test_hosts_lists_the_config_file_the_project_uses(tmp_path: Path) -> None:
+    from metapkg.cli.hosts import hosts
+
+    (tmp_path / "metapkg.yaml").write_text("targets: [opencode]\n")
+    (tmp_path / "opencode.jsonc").write_text("{}")
+    rows = {row["name"]: row for row in hosts(tmp_path)}
+    assert rows["opencode"]["active"] and rows["opencode"]["found"]
+    assert rows["opencode"]["mcp"] == "opencode.jsonc"  # what install edits, not the default
+    assert not rows["claude"]["active"] and rows["claude"]["mcp"] == ".mcp.json"
+
+
 def test_the_path_allowlist_is_every_hosts_placements_and_configs() -> None:
     for path in (
         ".claude/skills/a", ".agents/skills/a-b", ".kiro/skills/a", ".metis/skills/a",

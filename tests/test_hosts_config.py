@@ -103,6 +103,25 @@ def test_no_file_and_nothing_left_means_no_file(name: str) -> None:
     assert w.merge(None, {}, {}) == (None, {})
 
 
+# Each host's config as a user may keep it before adding any server.
+EMPTY = {
+    "claude": '{"mcpServers": {}}\n',
+    "codex": "[mcp_servers]\n",
+    "cursor": '{\n  "mcpServers": {}\n}\n',
+    "vscode": '{\n\t"servers": {}\n}\n',
+    "gemini": "{}\n",
+    "opencode": '{"mcp": {}}\n',
+    "kiro": '{"mcpServers": {}}',
+}
+
+
+@pytest.mark.parametrize("name", MCP_HOSTS)
+def test_a_users_empty_config_stays_when_metapkg_has_nothing_for_it(name: str) -> None:
+    # A project's own `.vscode/mcp.json` holding `{"servers": {}}`: an install with no
+    # MCP servers must not delete it (metapkg never wrote it).
+    assert writer(name).merge(EMPTY[name], {}, {}) == (EMPTY[name], {})
+
+
 def test_an_entry_the_user_edited_is_left_when_no_longer_wanted() -> None:
     w = writer("claude")
     text, owned = w.merge(None, {}, wanted("claude"))

@@ -97,3 +97,11 @@ def test_why_remove_and_update_suggest_the_full_name(gh: GH) -> None:
     found = assert_fails_with(run, "missing")
     assert "did you mean pdf-tools" in found[0].message
     assert assert_ok(gh.run("why", "pdf-tools")).out.strip()
+
+
+def test_a_version_range_selects_a_plain_skill_by_its_tag(gh: GH) -> None:
+    # release-notes declares no version at all: the tag v1.2.0 names it, so ^1 finds it.
+    assert_ok(gh.run("add", "pub/many-skills/skills/release-notes#^1"))
+    package = gh.packages()["release-notes"]
+    assert package["version"] == "1.2.0"
+    assert "/tree/v1.2.0/skills/release-notes" in package["origin"]

@@ -3,8 +3,9 @@
 ``container`` is the path of the object holding the servers (``("mcpServers",)``,
 ``("servers",)``, ``("mcp", "servers")``). Everything outside the entries metapkg adds,
 replaces or removes stays byte for byte: other servers, other settings, comments,
-indentation. An unchanged file comes back as the same string; a file left with nothing
-but an empty container (and no comments) is no file at all.
+indentation. An unchanged file comes back as the same string (even one that holds nothing);
+a file that an edit leaves with nothing but an empty container (and no comments) is no
+file at all.
 """
 
 from __future__ import annotations
@@ -80,10 +81,10 @@ class JsonServers:
             doc, current = self.read(existing)
             shell = not current and self.is_shell(doc)
         final, now = decide(current, owned, wanted, repair, self.path, self.label)
+        if existing is not None and final == current:
+            return existing, now  # nothing of ours changes: the user's file stays, even empty
         if shell or existing is None:
             return (self.fresh(final) if final else None), now
-        if final == current:
-            return existing, now
         text = existing
         for name in current:
             if name not in final:
