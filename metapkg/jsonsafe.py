@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from metapkg import limits
+
 MAX_DEPTH = 64
 
 
@@ -54,7 +56,9 @@ def loads(text: str) -> Any:
     except JsonProblem:
         raise
     except ValueError as exc:  # e.g. an integer over Python's 4,300-digit limit
-        raise JsonProblem(f"invalid JSON: a value cannot be read ({exc})") from None
+        raise JsonProblem(
+            f"invalid JSON: a value cannot be read ({limits.unreadable_value(exc)})"
+        ) from None
     check_depth(value)
     return value
 

@@ -30,3 +30,12 @@ def over(what: str, found: int, cap: int) -> str:
     """The message for a file over its cap: ``what`` is ``the frontmatter``, ``metapkg.lock``."""
     shown = f"{cap // MIB} MiB" if cap % MIB == 0 else f"{cap // KIB} KiB"
     return f"{what} is {found:,} bytes, over metapkg's cap of {shown} ({cap:,} bytes)"
+
+
+def unreadable_value(exc: Exception) -> str:
+    """Why a number could not be read, for a user: Python's own message for an over-long
+    integer ends in advice for programmers (sys.set_int_max_str_digits)."""
+    text = str(exc)
+    if "integer string conversion" in text:
+        return "a number has more than 4,300 digits; no real value needs that many"
+    return text

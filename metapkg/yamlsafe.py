@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from metapkg import limits
+
 MAX_DEPTH = 64  # collections inside collections; real files stay under 10
 # Below this many nesting indicators a document cannot nest deep enough to hurt the
 # composer, so the separate depth pass (about 60% of a parse) is skipped.
@@ -273,7 +275,7 @@ def _unreadable_character(text: str, exc: Any, line_offset: int) -> YamlProblem:
 
 def _unreadable(value: str, tag: str, exc: Exception) -> str:
     shown = tag.replace(_CORE, "!!")
-    why = f": {exc}" if isinstance(exc, ValueError | OverflowError) else ""
+    why = f": {limits.unreadable_value(exc)}" if isinstance(exc, ValueError | OverflowError) else ""
     return f"cannot read the value {value[:40]!r} as {shown}{why}"
 
 

@@ -162,6 +162,8 @@ def test_attack(attack: Path, tmp_path: Path) -> None:
             assert text not in done.out, shown
         for text in expect.get("stdout_has", []):
             assert text in done.out, shown
+        for text in expect.get("output_lacks", []):  # stdout and stderr
+            assert text not in done.out + done.err, shown
         for text in expect.get("markdown_text_lacks", []):
             assert text not in _outside_code_blocks(done.out), shown
     for path, before in watched.items():

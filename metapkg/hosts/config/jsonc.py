@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from metapkg import limits
+
 MAX_DEPTH = 64
 _WS = " \t\r\n"
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"', re.DOTALL)
@@ -139,7 +141,8 @@ class _Parser:
         try:
             return json.loads(self.text[start:end])
         except ValueError as exc:  # a bad escape; a number past Python's digit limit
-            raise self.fail(f"a value cannot be read ({exc})", start) from None
+            why = limits.unreadable_value(exc)
+            raise self.fail(f"a value cannot be read ({why})", start) from None
 
     def container(self, depth: int, close: str) -> Node:
         start = self.pos
