@@ -315,3 +315,28 @@ def test_hosts_sits_below_provisioning() -> None:
     for module in (REPO / "metapkg/hosts").rglob("*.py"):
         text = module.read_text()
         assert not any(f"from {f}" in text or f"import {f}" in text for f in forbidden), module
+
+
+def test_a_note_about_mcp_servers_only_when_the_host_gets_some(tmp_path: Path) -> None:
+    from conftest import make_mcp, make_skill
+
+    from metapkg.packages.load import load_package
+    from metapkg.provision import scope as scopes
+    from metapkg.provision.plan import Item, plan_placements
+
+    def item(folder: Path) -> Item:
+        package = load_package(folder, str(folder)).package
+        assert package is not None
+        return Item(package, "sha256:x")
+
+    skill = item(make_skill(tmp_path / "src", "pdf"))
+    server = item(make_mcp(tmp_path / "src", "io.acme/db"))
+    targets = ["claude", "cursor", "vscode", "gemini"]
+    project = scopes.project(tmp_path / "proj")
+    skills_only = plan_placements([skill], targets, project, {}).notes
+    with_server = plan_placements([skill, server], targets, project, {}).notes
+    mcp_notes = [n for name in targets for n in registry.HOSTS[name].mcp_notes]
+    assert len(mcp_notes) == 3  # claude, cursor and vscode ask about servers
+    assert not set(mcp_notes) & set(skills_only)
+    assert set(mcp_notes) <= set(with_server)
+    assert any("Gemini CLI ignores" in n for n in skills_only)  # a note about all it gets

@@ -21,9 +21,9 @@ The contract, from the bottom up:
 
 ``provision(text, filename) -> Provisioned``
     What hosts get, as bytes, with no filesystem access and byte-stable output:
-    ``agent_file`` (frontmatter ``name`` + ``description``, then the identity plane) for
-    ``.claude/agents/<name>.md`` and as ``AGENTS.md`` beside the original .3md in
-    ``.agents/agents/<name>/``; and ``skills`` = ``{skill name: {relative path: bytes}}``
+    ``agent_file`` (frontmatter ``name`` + ``description``, then the identity plane),
+    which provisioning renders into each host's agent file as it does an AGENTS.md
+    (``.claude/agents/<name>.md``, ...); and ``skills`` = ``{skill name: {relative path: bytes}}``
     (today one ``SKILL.md`` each) for ``.claude/skills/<skill>/`` and
     ``.agents/skills/<skill>/``. Raises ``PackageError`` (with diagnostics) for a file
     that is not a valid agent. ``Provisioned.name`` equals the loaded ``Agent.name``.

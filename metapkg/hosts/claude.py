@@ -56,7 +56,7 @@ HOST = HostSpec(
         mcp=McpTarget(("~/.claude.json",), _servers, "fqn"),
     ),
     markers=(".claude", "CLAUDE.md", ".mcp.json"),
-    notes=(
+    mcp_notes=(
         "Claude Code asks once to approve the servers in .mcp.json: start `claude` in the "
         "project and accept them (or use /mcp)",
     ),

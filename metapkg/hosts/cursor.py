@@ -68,7 +68,7 @@ HOST = HostSpec(
         mcp=McpTarget(("~/.cursor/mcp.json",), _servers, "sanitised"),
     ),
     markers=(".cursor", ".cursorrules"),
-    notes=("Cursor lists new MCP servers under Customize → MCPs: switch them on there",),
+    mcp_notes=("Cursor lists new MCP servers under Customize → MCPs: switch them on there",),
     sources=(
         "https://cursor.com/docs/context/skills",
         "https://cursor.com/docs/context/subagents",

@@ -140,6 +140,8 @@ class Host(Protocol):
     @property
     def notes(self) -> tuple[str, ...]: ...
     @property
+    def mcp_notes(self) -> tuple[str, ...]: ...
+    @property
     def sources(self) -> tuple[str, ...]: ...
     @property
     def profile(self) -> str | None: ...
@@ -160,7 +162,8 @@ class HostSpec:
     """One host. ``skills``/``agents`` are the project folders metapkg writes into (None:
     the host takes none); ``reads_*`` every project folder the host loads that kind from
     (to find what it would load twice); ``markers`` the files and folders that show a
-    project already uses the host; ``notes`` what the user must still do."""
+    project already uses the host; ``notes`` what the user must still do, ``mcp_notes``
+    what they must still do only when the host was given MCP servers."""
 
     name: str
     title: str
@@ -173,6 +176,7 @@ class HostSpec:
     user: UserScope = field(default_factory=UserScope)
     markers: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    mcp_notes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # where the facts above were checked
     # The check profile of the host's own loader (metapkg/profiles), run on every package
     # provisioned into it at install: e.g. "metis", whose loader skips invalid skills.
@@ -214,4 +218,5 @@ class HostSpec:
             mcp=user.mcp,
             markers=(),
             notes=user.notes,
+            mcp_notes=(),
         )

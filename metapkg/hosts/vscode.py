@@ -72,7 +72,7 @@ HOST = HostSpec(
         mcp=McpTarget(("{app_config}/Code/User/mcp.json",), _servers, "sanitised"),
     ),
     markers=(".vscode", ".github/agents", ".github/skills", ".github/copilot-instructions.md"),
-    notes=(
+    mcp_notes=(
         "VS Code asks you to trust each MCP server the first time it starts it (MCP: List Servers)",
     ),
     sources=(

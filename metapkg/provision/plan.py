@@ -124,6 +124,7 @@ def plan_placements(
         warnings.extend(_user_scope_warnings(targets, scope, configs))
     edits = _config_edits(configs, hosts, scope, values, mode, warnings)
     notes = [n for h in hosts for n in h.notes if _gets_anything(h, by_path, edits)]
+    notes += [n for h in hosts for n in h.mcp_notes if _gets_servers(h, edits)]
     notes += [d.message() for d in registry.double_loads(hosts)]
     if not scope.user:
         notes += [n for h in hosts if h.mcp and (n := placeholders.note(h.title, h.mcp, mode))]
@@ -272,6 +273,10 @@ def _gets_anything(
     folders = [f for f in (host.skills, host.agents) if f]
     if any(path.startswith(f"{f}/") for f in folders for path in placements):
         return True
+    return _gets_servers(host, edits)
+
+
+def _gets_servers(host: Host, edits: list[ConfigEdit]) -> bool:
     return any(e.host == host.name and e.entries for e in edits)
 
 
