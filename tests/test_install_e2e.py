@@ -443,6 +443,28 @@ def test_user_mcp_json_entries_survive_install_reinstall_and_removal(cli, tmp_pa
     assert document == user
 
 
+@pytest.mark.parametrize("before", ['{"mcpServers": {}}\n', "{}\n", None])
+def test_a_config_file_is_removed_only_if_metapkg_created_it(
+    cli, tmp_path: Path, before: str | None
+) -> None:
+    # A user's own .mcp.json, even an empty one, is theirs: once metapkg's servers are
+    # gone again it stays as it was. One metapkg created goes with its last server.
+    server = make_mcp(tmp_path / "cat", "io.acme/db")
+    project = tmp_path / "proj"
+    write_manifest(project, mcps=[file_origin(server)])
+    if before is not None:
+        (project / ".mcp.json").write_text(before)
+    assert_ok(cli("install", cwd=project))
+    assert "io.acme/db" in mcp_json(project)["mcpServers"]
+
+    write_manifest(project)  # no dependencies left
+    assert_ok(cli("install", cwd=project))
+    if before is None:
+        assert not (project / ".mcp.json").exists()
+    else:
+        assert json.loads((project / ".mcp.json").read_text()) in ({"mcpServers": {}}, {})
+
+
 # -- metaskills ------------------------------------------------------------------------------
 
 METASKILL = {

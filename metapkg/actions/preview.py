@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 
-from metapkg.provision.apply import Applied
-from metapkg.provision.plan import Plan, writer_for
+from metapkg.provision.apply import Applied, config_edits, merge_config
+from metapkg.provision.plan import Plan
 from metapkg.provision.scope import Scope
 from metapkg.provision.state import Owned
-from metapkg.textio import read_utf8
 
 
 def preview(scope: Scope, plan: Plan, owned: Owned, reinstall: bool = False) -> Applied:
@@ -36,17 +35,9 @@ def preview(scope: Scope, plan: Plan, owned: Owned, reinstall: bool = False) -> 
 
 
 def _configs(scope: Scope, plan: Plan, owned: Owned) -> list[str]:
-    edits = [(edit.path, edit.writer, edit.entries) for edit in plan.configs]
-    planned = {edit.path for edit in plan.configs}
-    for path in sorted(owned.servers):
-        writer = writer_for(path, scope.hosts)
-        if path not in planned and writer is not None:
-            edits.append((path, writer, {}))
     changed = []
-    for path, writer, entries in edits:
-        file = scope.locate(path)
-        existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
-        text, _ = writer.merge(existing, owned.servers_in(path), entries, False)
+    for path, writer, entries in config_edits(scope, plan, owned):
+        existing, text, _ = merge_config(scope, owned, path, writer, entries, False)
         if text != existing:
             changed.append(path)
     return changed

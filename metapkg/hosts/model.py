@@ -67,7 +67,12 @@ class ConfigWriter(Protocol):
         owned: Mapping[str, str],
         wanted: Mapping[str, Mapping[str, Any]],
         repair: bool = False,
-    ) -> tuple[str | None, dict[str, str]]: ...
+        keep: bool = False,
+    ) -> tuple[str | None, dict[str, str]]:
+        """The file's new text (None: no file) and the entries metapkg now owns in it.
+        ``keep``: the file was there before metapkg wrote to it, so it stays even when
+        metapkg's entries were all it held."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ def apply(
         removed = [p for p in gone if p in mine]
         for path in removed:
             tx.remove(path)
-        changed, servers = _stage_configs(scope, tx, owned, plan, reinstall)
+        changed, servers, created = _stage_configs(scope, tx, owned, plan, reinstall)
         if lock is not None:
             tx.write_text(*lock)
         if tx.empty:
@@ -93,7 +93,8 @@ def apply(
             tx.discard()
         raise
     _prune_empty_host_folders(scope, [*removed, *changed])
-    now = Owned({p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}, servers)
+    placed = {p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}
+    now = Owned(placed, servers, created)
     kept = tuple(p for p in gone if p not in mine)
     return Applied(tuple(copied), tuple(removed), tuple(changed), lock is not None, now, kept)
 
@@ -124,11 +125,11 @@ def _stage_placements(
     return copied
 
 
-def _stage_configs(
-    scope: Scope, tx: Transaction, owned: Owned, plan: Plan, repair: bool
-) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """Merge each host's servers into its config file; drop what metapkg wrote to config
-    files no active host wants any more. Returns the files changed and what is owned."""
+def config_edits(
+    scope: Scope, plan: Plan, owned: Owned
+) -> list[tuple[str, ConfigWriter, Mapping[str, Mapping[str, Any]]]]:
+    """(config file, its writer, the entries it should hold) for every file the plan
+    writes and every file holding servers metapkg wrote that no active host wants now."""
     edits: list[tuple[str, ConfigWriter, Mapping[str, Mapping[str, Any]]]] = [
         (edit.path, edit.writer, edit.entries) for edit in plan.configs
     ]
@@ -137,14 +138,42 @@ def _stage_configs(
         writer = writer_for(path, scope.hosts)
         if path not in planned and writer is not None:
             edits.append((path, writer, {}))
+    return edits
+
+
+def merge_config(
+    scope: Scope,
+    owned: Owned,
+    path: str,
+    writer: ConfigWriter,
+    entries: Mapping[str, Mapping[str, Any]],
+    repair: bool,
+) -> tuple[str | None, str | None, dict[str, str]]:
+    """(text before, text after, entries owned after): a config file metapkg did not
+    create is kept even when it ends up empty."""
+    file = scope.locate(path)
+    existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
+    keep = existing is not None and path not in owned.created
+    text, now = writer.merge(existing, owned.servers_in(path), entries, repair, keep)
+    return existing, text, now
+
+
+def _stage_configs(
+    scope: Scope, tx: Transaction, owned: Owned, plan: Plan, repair: bool
+) -> tuple[list[str], dict[str, dict[str, str]], frozenset[str]]:
+    """Merge each host's servers into its config file; drop what metapkg wrote to config
+    files no active host wants any more. Returns the files changed, what is owned, and
+    the config files metapkg created (the only ones it may remove)."""
     changed: list[str] = []
     servers: dict[str, dict[str, str]] = {}
-    for path, writer, entries in edits:
-        file = scope.locate(path)
-        existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
-        text, now = writer.merge(existing, owned.servers_in(path), entries, repair)
+    created: set[str] = set()
+    for path, writer, entries in config_edits(scope, plan, owned):
+        existing, text, now = merge_config(scope, owned, path, writer, entries, repair)
+        ours = existing is None or path in owned.created
         if now:
             servers[path] = now
+        if ours and text is not None:
+            created.add(path)
         if text == existing:
             continue
         changed.append(path)
@@ -152,7 +181,7 @@ def _stage_configs(
             tx.remove(path)
         else:
             tx.write_text(path, text)
-    return changed, servers
+    return changed, servers, frozenset(created)
 
 
 def _prune_empty_host_folders(scope: Scope, gone: Iterable[str]) -> None:

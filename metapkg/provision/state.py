@@ -36,6 +36,9 @@ class Owned:
     paths: Mapping[str, OwnedPath] = field(default_factory=dict)
     # MCP config file -> {server name: hash of the entry as written}
     servers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # MCP config files metapkg created (no file was there): removed once they hold nothing
+    # of metapkg's; any other config file is the user's and stays, even empty.
+    created: frozenset[str] = frozenset()
 
     def servers_in(self, config: str) -> Mapping[str, str]:
         return self.servers.get(config, {})
@@ -61,7 +64,11 @@ def owned(scope: Scope) -> Owned | None:
     for config, names in (servers or {}).items() if isinstance(servers, dict) else ():
         if config in scope.allow.config_files and isinstance(names, dict):
             entries[config] = {n: h for n, h in names.items() if isinstance(h, str)}
-    return Owned(found, entries)
+    made = record.get("created-configs")
+    created = frozenset(
+        c for c in (made if isinstance(made, list) else []) if c in scope.allow.config_files
+    )
+    return Owned(found, entries, created)
 
 
 def as_record(owned: Owned) -> dict[str, object]:
@@ -73,6 +80,7 @@ def as_record(owned: Owned) -> dict[str, object]:
         "servers": {
             config: dict(sorted(names.items())) for config, names in sorted(owned.servers.items())
         },
+        "created-configs": sorted(owned.created),
     }
 
 

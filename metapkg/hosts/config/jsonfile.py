@@ -4,8 +4,8 @@
 ``("servers",)``, ``("mcp", "servers")``). Everything outside the entries metapkg adds,
 replaces or removes stays byte for byte: other servers, other settings, comments,
 indentation. An unchanged file comes back as the same string (even one that holds nothing);
-a file that an edit leaves with nothing but an empty container (and no comments) is no
-file at all.
+a file metapkg created that an edit leaves with nothing but an empty container (and no
+comments) is no file at all; one that was there before (``keep``) stays.
 """
 
 from __future__ import annotations
@@ -74,6 +74,7 @@ class JsonServers:
         owned: Mapping[str, str],
         wanted: Mapping[str, Mapping[str, Any]],
         repair: bool = False,
+        keep: bool = False,
     ) -> tuple[str | None, dict[str, str]]:
         current: dict[str, Any] = {}
         shell = True  # no file, or one with nothing in it: written afresh
@@ -92,7 +93,7 @@ class JsonServers:
         for name, entry in final.items():
             if current.get(name) != entry:
                 text = jsonedit.set_path(text, self.syntax, self.container, name, entry)
-        if not final and self.is_shell(parse(text, self.syntax)):
+        if not final and not keep and self.is_shell(parse(text, self.syntax)):
             return None, now
         return text, now
 

@@ -66,7 +66,8 @@ class OpenCodeServers:
         owned: Mapping[str, str],
         wanted: Mapping[str, Mapping[str, Any]],
         repair: bool = False,
+        keep: bool = False,
     ) -> tuple[str | None, dict[str, str]]:
         writer = self.writer(existing)
         shaped = {key: for_shape(entry, writer.container) for key, entry in wanted.items()}
-        return writer.merge(existing, owned, shaped, repair)
+        return writer.merge(existing, owned, shaped, repair, keep)

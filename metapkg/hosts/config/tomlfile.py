@@ -78,6 +78,7 @@ class TomlServers:
         owned: Mapping[str, str],
         wanted: Mapping[str, Mapping[str, Any]],
         repair: bool = False,
+        keep: bool = False,
     ) -> tuple[str | None, dict[str, str]]:
         current: dict[str, Any] = {}
         data: dict[str, Any] = {}
@@ -91,7 +92,7 @@ class TomlServers:
         expected = {**data, self.table: final}
         if text is None or not _reads_as(text, expected, self.table):
             text = _rebuild(existing or "", self.table, current, final)
-        if not final and _is_shell(text, self.table):
+        if not final and not keep and _is_shell(text, self.table):
             return None, now
         return text, now
 
