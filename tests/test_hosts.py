@@ -240,6 +240,19 @@ def test_hosts_lists_the_config_file_the_project_uses(tmp_path: Path) -> None:
     assert not rows["claude"]["active"] and rows["claude"]["mcp"] == ".mcp.json"
 
 
+def test_hosts_reports_a_manifest_it_cannot_read_and_lists_all_without_one(
+    tmp_path: Path,
+) -> None:
+    from metapkg.cli.hosts import hosts
+    from metapkg.diagnostics import MetapkgError
+
+    assert not any(row["active"] for row in hosts(tmp_path))  # no project: none active
+    (tmp_path / "metapkg.yaml").write_text("targets: [nope]\n")
+    with pytest.raises(MetapkgError) as raised:
+        hosts(tmp_path)
+    assert "unknown target" in raised.value.diagnostics[0].message
+
+
 def test_the_path_allowlist_is_every_hosts_placements_and_configs() -> None:
     for path in (
         ".claude/skills/a", ".agents/skills/a-b", ".kiro/skills/a", ".metis/skills/a",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,13 +43,12 @@ class HostsCommand(BaseCommand):
 
 def hosts(project: Path) -> list[dict[str, Any]]:
     from metapkg import manifest
-    from metapkg.diagnostics import MetapkgError
     from metapkg.hosts.registry import HOSTS, detect
 
-    try:
-        active = set(manifest.read(project).targets)
-    except MetapkgError:
-        active = set()
+    # No project: every host is listed, none active. A metapkg.yaml that cannot be read
+    # is reported (exit 1), not shown as "no host active".
+    there = os.path.lexists(project / manifest.FILENAME)
+    active = set(manifest.read(project).targets) if there else set()
     found = set(detect(project))
     return [
         {
