@@ -153,7 +153,7 @@ def resolve_project(
     )
     old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen)
     if old_lock is not None:
-        pins = tuple(RefPin(p.repo, p.ref, p.commit, p.host) for p in old_lock.pins)
+        pins = old_lock.pins
         options = dataclasses.replace(options, pins=pins)
         if options.frozen and (stale := prechecks.frozen_staleness(project, manifest, old_lock)):
             raise LockError(stale)  # before any download: nothing the manifest does not ask for

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from metapkg.diagnostics import Diagnostic
+from metapkg.packages.models import Kind, label
 
 if TYPE_CHECKING:
     from metapkg.actions.install import InstallReport
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class PackageChange:
     change: str  # added, removed, upgraded, downgraded, moved, changed
-    kind: str
+    kind: Kind
     fqn: str
     old_version: str | None
     new_version: str | None
@@ -29,7 +30,7 @@ class PackageChange:
 
     @property
     def label(self) -> str:
-        return f"{self.kind} {self.fqn}"
+        return label((self.kind, self.fqn))
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import LockError, MetapkgError
-from metapkg.fetch.source import RefPin
 from metapkg.fetch.sources import FetchOptions, Sources
 from metapkg.hosts.placeholders import Mode
 from metapkg.integrity import TreeError, tree_files, tree_hash
@@ -90,7 +89,7 @@ def _local_items(
     project: Path, lock: lockfmt.Lockfile
 ) -> tuple[list[Item], dict[str, lockfmt.LockedPackage]]:
     """The locked packages found unaltered on this machine, and (by name) the others."""
-    pins = tuple(RefPin(p.repo, p.ref, p.commit, p.host) for p in lock.pins)
+    pins = lock.pins
     sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True))
     items: list[Item] = []
     missing: dict[str, lockfmt.LockedPackage] = {}

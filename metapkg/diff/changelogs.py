@@ -11,7 +11,6 @@ from pathlib import Path
 
 from metapkg.diagnostics import MetapkgError
 from metapkg.diff.compare import Change, Changelog, with_changelog
-from metapkg.fetch.source import RefPin
 from metapkg.fetch.sources import FetchOptions, Sources
 from metapkg.integrity import TreeError, tree_hash
 from metapkg.lock import format as lockfmt
@@ -25,7 +24,7 @@ def attach(
     wanted = [c for c in changes if c.new is not None and c.kind != "mcp"]
     if not wanted:
         return changes
-    pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in new.pins)
+    pins = new.pins
     sources = Sources(FetchOptions(pins=pins, offline=offline, frozen=True))
     found: dict[str, Changelog] = {}
     try:

@@ -23,7 +23,7 @@ from typing import Any
 
 from metapkg.lock import format as lockfmt
 from metapkg.origins import FileOrigin, GitHubOrigin, OriginSyntaxError, parse_origin
-from metapkg.packages.models import ChangelogEntry, Kind
+from metapkg.packages.models import ChangelogEntry, Kind, label
 from metapkg.packages.semver import SemVer, bump
 
 ALERTS = (
@@ -71,7 +71,7 @@ class Change:
 
     @property
     def label(self) -> str:
-        return f"{self.kind} {self.fqn}"
+        return label((self.kind, self.fqn))
 
     @property
     def from_version(self) -> str | None:

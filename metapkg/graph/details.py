@@ -13,7 +13,6 @@ import dataclasses
 from pathlib import Path
 
 from metapkg.diagnostics import MetapkgError
-from metapkg.fetch.source import RefPin
 from metapkg.fetch.sources import FetchOptions, Sources
 from metapkg.graph.model import Node, View
 from metapkg.integrity import TreeError, tree_hash
@@ -23,7 +22,7 @@ from metapkg.packages import changelog
 
 
 def with_changelogs(view: View, lock: lockfmt.Lockfile, project: Path) -> View:
-    pins = tuple(RefPin(p.repo, p.ref, p.commit) for p in lock.pins)
+    pins = lock.pins
     sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True))
     try:
         nodes = tuple(_with_head(node, sources, project) for node in view.nodes)

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from metapkg.fetch.source import RefPin
-from metapkg.lock.format import LockedPackage, Lockfile, Override, Pin, Requirement
+from metapkg.lock.format import LockedPackage, Lockfile, Override, Requirement
 from metapkg.origins import Origin
 from metapkg.packages.models import Mcp, Skill
 from metapkg.resolve.discovery import Node
@@ -41,7 +41,7 @@ def from_resolution(
         overrides=tuple(
             Override(fqn, origin.lock_text(project)) for fqn, origin in overrides.items()
         ),
-        pins=tuple(Pin(p.repo, p.ref, p.commit, p.host) for p in pins),
+        pins=tuple(pins),
         packages=tuple(
             locked_package(resolved.packages[key], resolved, project) for key in resolved.order
         ),

@@ -15,8 +15,9 @@ from typing import Any
 
 from metapkg import limits, yamlsafe
 from metapkg.diagnostics import LockError, error
+from metapkg.fetch.source import RefPin
 from metapkg.lock import yamlout
-from metapkg.packages.models import KIND_ORDER, KINDS, PLURAL, SINGULAR, Kind
+from metapkg.packages.models import KIND_ORDER, KINDS, PLURAL, SINGULAR, Kind, label
 from metapkg.textio import read_utf8
 
 FILENAME = "metapkg.lock"
@@ -59,14 +60,9 @@ class Override:
     origin: str
 
 
-@dataclass(frozen=True)
-class Pin:
-    """A ref resolved once; reused until `metapkg update` moves it."""
-
-    repo: str  # owner/repo
-    ref: str
-    commit: str
-    host: str = "github.com"  # which forge: another host keeps the pin's meaning
+# A ref resolved once, reused until `metapkg update` moves it: the lock's pins are the
+# sources' own RefPin (repo, ref, commit, host), one model on both sides.
+Pin = RefPin
 
 
 @dataclass(frozen=True, eq=True)
@@ -89,7 +85,7 @@ class LockedPackage:
 
     @property
     def label(self) -> str:
-        return f"{self.kind} {self.fqn}"
+        return label((self.kind, self.fqn))
 
 
 @dataclass(frozen=True)
