@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.origins import (
-    FileOrigin,
     GitHubOrigin,
     Origin,
     OriginSyntaxError,
@@ -124,7 +123,7 @@ def _github(owner: str, repo: str, parts: dict[str, str | None], spec: str | Non
 def canonical(source: Source, origin: Origin) -> str:
     """What the manifest records for a package found through ``source``: a tree URL with
     the range as its fragment, or a file: origin as the user wrote it."""
-    if isinstance(origin, FileOrigin):
+    if origin.is_local:
         if source.written and source.origin == origin:
             return source.written
         return str(origin)

@@ -17,7 +17,7 @@ from pathlib import Path
 from metapkg.diagnostics import Diagnostic, ResolutionError, error
 from metapkg.lock import format as lockfmt
 from metapkg.manifest import Manifest
-from metapkg.origins import FileOrigin, Origin
+from metapkg.origins import Origin
 from metapkg.packages.models import Key
 
 STALE_HINT = "run `metapkg lock` (or `metapkg install`) and commit metapkg.lock"
@@ -28,7 +28,7 @@ def refuse_the_project_itself(project: Path, origins: Iterable[Origin]) -> None:
     holding = [
         origin
         for origin in origins
-        if isinstance(origin, FileOrigin) and home.is_relative_to(os.path.realpath(origin.path))
+        if origin.local is not None and home.is_relative_to(os.path.realpath(origin.local))
     ]
     if holding:
         raise ResolutionError(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from metapkg.diagnostics import Diagnostic, MetapkgError
 from metapkg.lock import format as lockfmt
-from metapkg.origins import GitHubOrigin, OriginSyntaxError, parse_origin
+from metapkg.origins import OriginSyntaxError, parse_origin
 
 if TYPE_CHECKING:
     from metapkg.fetch.sources import Sources
@@ -21,12 +21,10 @@ def pins_of(lock: lockfmt.Lockfile, package: lockfmt.LockedPackage) -> set[tuple
         origin = parse_origin(package.origin)
     except OriginSyntaxError:
         return set()
-    if not isinstance(origin, GitHubOrigin):
-        return set()
     pinned = {(p.repo, p.ref) for p in lock.pins}
-    for ref, _ in origin.splits():
-        if (origin.repo_id, ref) in pinned:
-            return {(origin.repo_id, ref)}
+    for key in origin.ref_keys():  # (repo, ref) readings, shortest ref first; none for file:
+        if key in pinned:
+            return {key}
     return set()
 
 

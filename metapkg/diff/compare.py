@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from metapkg.lock import format as lockfmt
-from metapkg.origins import FileOrigin, GitHubOrigin, OriginSyntaxError, parse_origin
+from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages.models import ChangelogEntry, Kind, label
 from metapkg.packages.semver import SemVer, bump
 
@@ -242,10 +242,7 @@ def _repository(origin: str) -> str:
         parsed = parse_origin(origin)
     except OriginSyntaxError:
         return origin
-    if isinstance(parsed, GitHubOrigin):
-        return f"github.com/{parsed.repo_id}"
-    assert isinstance(parsed, FileOrigin)
-    return f"file:{parsed.path}"
+    return parsed.repository  # github.com/owner/repo, or file:/path
 
 
 def with_changelog(change: Change, changelog: Changelog) -> Change:

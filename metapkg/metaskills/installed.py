@@ -21,7 +21,7 @@ from metapkg.hosts.registry import get, skill_folders
 from metapkg.integrity import TreeError, tree_hash
 from metapkg.lock import format as lockfmt
 from metapkg.manifest import Manifest
-from metapkg.origins import FileOrigin, OriginSyntaxError, parse_origin
+from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages import metaskill
 from metapkg.packages.frontmatter import FrontmatterProblem, parse
 
@@ -98,9 +98,7 @@ def is_local(origin: str, project: Path) -> bool:
         parsed = parse_origin(origin, project)
     except OriginSyntaxError:
         return False
-    if not isinstance(parsed, FileOrigin):
-        return False
-    return Path(parsed.path).resolve().is_relative_to(project.resolve())
+    return parsed.local is not None and parsed.local.resolve().is_relative_to(project.resolve())
 
 
 def trust_problem(skill: InstalledSkill, project: Path, manifest: Manifest) -> str | None:

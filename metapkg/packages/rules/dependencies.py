@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, error, warning
-from metapkg.origins import FileOrigin, OriginSyntaxError, parse_origin, split_range
+from metapkg.origins import OriginSyntaxError, parse_origin, split_range
 from metapkg.packages.models import SINGULAR, Dependency
 from metapkg.packages.semver import Range, RangeError
 
@@ -125,7 +125,7 @@ def _parse_item(
     except OriginSyntaxError as exc:
         diags.append(error("origin", ctx.path, str(exc), line))
         return None
-    if ctx.in_package and isinstance(origin, FileOrigin):
+    if ctx.in_package and origin.is_local:
         diags.append(
             warning(
                 "file-origin",
