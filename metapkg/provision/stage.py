@@ -20,7 +20,6 @@ import contextlib
 import json
 import os
 import shutil
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +49,8 @@ class Transaction:
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
-        self.root = scope.base / STATE_DIR / f"tx-{uuid.uuid4().hex[:12]}"
+        # os.urandom, not uuid: importing uuid (and platform with it) cost 3 ms per install
+        self.root = scope.base / STATE_DIR / f"tx-{os.urandom(6).hex()}"
         self.stage = self.root / "stage"
         self.backup = self.root / "backup"
         self._operations: dict[str, bool] = {}  # path -> staged?
