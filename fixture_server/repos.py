@@ -146,24 +146,24 @@ class RepoStore:
         return repo
 
     def set_branch(self, owner: str, name: str, branch: str, label: str) -> None:
-        with self._lock:
-            repo = self._repos.get(repo_key(owner, name))
-            if repo is None:
-                raise KeyError(f"no fixture repository {owner}/{name}")
-            if label not in repo.commits:
-                raise KeyError(f"{owner}/{name} has no commit labelled {label!r}")
-            branches = {**repo.branches, branch: label}
-            self._repos[repo.key] = dataclasses.replace(repo, branches=branches)
+        self._point(owner, name, branch, label, tag=False)
 
     def set_tag(self, owner: str, name: str, tag: str, label: str) -> None:
+        self._point(owner, name, tag, label, tag=True)
+
+    def _point(self, owner: str, name: str, ref: str, label: str, tag: bool) -> None:
+        """Point the branch (or tag) ``ref`` at the commit labelled ``label``."""
         with self._lock:
             repo = self._repos.get(repo_key(owner, name))
             if repo is None:
                 raise KeyError(f"no fixture repository {owner}/{name}")
             if label not in repo.commits:
                 raise KeyError(f"{owner}/{name} has no commit labelled {label!r}")
-            tags = {**repo.tags, tag: label}
-            self._repos[repo.key] = dataclasses.replace(repo, tags=tags)
+            if tag:
+                moved = dataclasses.replace(repo, tags={**repo.tags, ref: label})
+            else:
+                moved = dataclasses.replace(repo, branches={**repo.branches, ref: label})
+            self._repos[repo.key] = moved
 
     def add_commit(self, owner: str, name: str, label: str, folder: Path) -> str:
         with self._lock:
