@@ -320,3 +320,21 @@ def write_manifest(
     text = "\n".join(lines) + "\n" + extra
     (project / "metapkg.yaml").write_text(text)
     return project / "metapkg.yaml"
+
+
+# -- git ----------------------------------------------------------------------------------
+
+# A fixed identity and no user or system config (signing, hooks, default branch names).
+_GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run ``git ARGS`` in ``repo`` as a test user; output captured as text."""
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        env={**os.environ, **_GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=check,
+    )

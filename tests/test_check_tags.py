@@ -5,30 +5,23 @@ needs git."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import make_skill
+from conftest import git, make_skill
 
 from metapkg.actions.check import check
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
-def _git(repo: Path, *args: str) -> None:
-    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo)}
-    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
-    subprocess.run(["git", *identity, *args], cwd=repo, env=env, check=True, capture_output=True)
-
-
 def _tagged(repo: Path, *tags: str) -> Path:
     """Commit ``repo`` as it is and tag HEAD (``name@x`` tags annotated, others light)."""
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "release")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "release")
     for tag in tags:
-        _git(repo, "tag", *(["-a", "-m", tag] if "@" in tag else []), tag)
+        git(repo, "tag", *(["-a", "-m", tag] if "@" in tag else []), tag)
     return repo
 
 

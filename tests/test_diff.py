@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import CATALOGS, FIXTURES, Run, file_origin, run_cli
+from conftest import CATALOGS, FIXTURES, Run, file_origin, git, run_cli
 
 from fixture_server import FixtureGitHub
 
@@ -56,15 +56,6 @@ class States:
         return run_cli(*args, cwd=cwd or self.project, env=self.env)
 
 
-def _git(project: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=project,
-        check=True,
-        capture_output=True,
-    )
-
-
 @pytest.fixture(scope="module")
 def states(tmp_path_factory: pytest.TempPathFactory) -> States:  # type: ignore[misc]
     base = tmp_path_factory.mktemp("diff")
@@ -81,9 +72,9 @@ def states(tmp_path_factory: pytest.TempPathFactory) -> States:  # type: ignore[
         (project / "metapkg.yaml").write_text(STATE_1)
         first = run_cli("install", cwd=project, env=env)
         assert first.code == 0, first.err
-        _git(project, "init", "-q")
-        _git(project, "add", "metapkg.yaml", "metapkg.lock")
-        _git(project, "commit", "-qm", "state 1")
+        git(project, "init", "-q")
+        git(project, "add", "metapkg.yaml", "metapkg.lock")
+        git(project, "commit", "-qm", "state 1")
         lock1 = base / "lock1.yaml"
         shutil.copy(project / "metapkg.lock", lock1)
 
@@ -238,10 +229,10 @@ def test_default_is_git_head_against_the_working_tree(states: States) -> None:
 def test_a_lock_new_at_head_shows_everything_added(states: States, tmp_path: Path) -> None:
     fresh = tmp_path / "repo"
     fresh.mkdir()
-    _git(fresh, "init", "-q")
+    git(fresh, "init", "-q")
     (fresh / "README").write_text("x")
-    _git(fresh, "add", "README")
-    _git(fresh, "commit", "-qm", "no lock yet")
+    git(fresh, "add", "README")
+    git(fresh, "commit", "-qm", "no lock yet")
     shutil.copy(states.lock1, fresh / "metapkg.lock")
     result = run_cli("diff", "git:HEAD", "--json", "--offline", cwd=fresh, env=states.env)
     assert result.code == 0, result.err
@@ -253,14 +244,14 @@ def test_a_lock_new_at_head_shows_everything_added(states: States, tmp_path: Pat
 def test_git_diff_shows_the_lock_through_metapkg(states: States, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q")
+    git(repo, "init", "-q")
     shutil.copy(states.lock1, repo / "metapkg.lock")
     (repo / ".gitattributes").write_text("metapkg.lock diff=metapkg\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "one")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
     shutil.copy(states.lock2, repo / "metapkg.lock")
     metapkg = f"{Path(os.sys.executable)} -m metapkg"  # type: ignore[attr-defined]
-    _git(repo, "config", "diff.metapkg.command", f"{metapkg} diff --git-external-diff")
+    git(repo, "config", "diff.metapkg.command", f"{metapkg} diff --git-external-diff")
     shown = subprocess.run(
         ["git", "diff", "--", "metapkg.lock"],
         cwd=repo,

@@ -4,12 +4,11 @@ resolve such conflicts from both sides too)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import assert_fails_with, assert_ok
+from conftest import assert_fails_with, assert_ok, git
 from ghfixtures import GH, make_gh, skill_origin
 
 from metapkg.lock.merge import has_conflicts, merge, sides
@@ -20,25 +19,18 @@ def gh(tmp_path: Path) -> Iterator[GH]:
     yield from make_gh(tmp_path)
 
 
-def _git(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=project, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-
-
 def _conflicted_project(gh: GH) -> dict[str, str]:
     """main has alpha; branch one adds beta, branch two adds gamma; merging them
     conflicts in metapkg.lock. Returns the commits each skill was pinned at."""
     tools = gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}, "beta": {}, "gamma": {}}}})
     gh.manifest(skills=[skill_origin("acme/tools", "main", "alpha")])
     assert_ok(gh.install())
-    _git(gh.project, "init", "-q", "-b", "main")
+    git(gh.project, "init", "-q", "-b", "main")
     (gh.project / ".gitignore").write_text(".metapkg/\n.agents/\n.claude/\n")
-    _git(gh.project, "add", "-A")
-    _git(gh.project, "commit", "-qm", "alpha")
+    git(gh.project, "add", "-A")
+    git(gh.project, "commit", "-qm", "alpha")
     for branch, name in (("one", "beta"), ("two", "gamma")):
-        _git(gh.project, "checkout", "-q", "-b", branch, "main")
+        git(gh.project, "checkout", "-q", "-b", branch, "main")
         gh.manifest(
             skills=[
                 skill_origin("acme/tools", "main", "alpha"),
@@ -46,8 +38,8 @@ def _conflicted_project(gh: GH) -> dict[str, str]:
             ]
         )
         assert_ok(gh.install())
-        _git(gh.project, "commit", "-qam", name)
-    merged = _git(gh.project, "merge", "one")
+        git(gh.project, "commit", "-qam", name)
+    merged = git(gh.project, "merge", "one", check=False)
     assert merged.returncode != 0  # a conflict, as in real life
     # The person resolves metapkg.yaml by hand; the lock is left to metapkg.
     gh.manifest(skills=[skill_origin("acme/tools", "main", n) for n in ("alpha", "beta", "gamma")])

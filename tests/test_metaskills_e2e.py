@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CATALOGS, assert_ok, run_cli, show
+from conftest import CATALOGS, assert_ok, git, run_cli, show
 
 EXAMPLES = CATALOGS / "metaskills" / "skills"
 TRUST = "trust:\n  metaskills: [spec/*, mine/*]\n"
@@ -41,15 +40,6 @@ def _manifest(project: Path, trust: str) -> None:
     )
 
 
-def _git(project: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=project,
-        check=True,
-        capture_output=True,
-    )
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("metaskills")
@@ -58,9 +48,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write_skill(project / "local" / "notes", None)
     _manifest(project, TRUST)
     (project / "app.py").write_text("def add(a, b):\n    return a + b\n")
-    _git(project, "init", "-q")
-    _git(project, "add", "app.py")
-    _git(project, "commit", "-qm", "app")
+    git(project, "init", "-q")
+    git(project, "add", "app.py")
+    git(project, "commit", "-qm", "app")
     (project / "app.py").write_text("def add(a, b):\n    return a - b\n")
     env = {"METAPKG_CACHE_DIR": str(root / "cache"), "METAPKG_SHARED_DIR": str(root / "shared")}
     assert_ok(run_cli("install", cwd=project, env=env))
