@@ -13,8 +13,8 @@ import unicodedata
 
 from metapkg.agent3md.agent import AgentDocument, js_trim
 from metapkg.agent3md.document import format_z
+from metapkg.packages.names import MAX_NAME
 
-MAX_NAME = 64
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 
 

@@ -25,13 +25,13 @@ from metapkg import limits, yamlsafe
 from metapkg.agent3md import metadata
 from metapkg.agent3md.agent import read_agent
 from metapkg.agent3md.document import Document, format_z
-from metapkg.agent3md.naming import MAX_NAME, kebab, skill_names
+from metapkg.agent3md.naming import kebab, skill_names
 from metapkg.agent3md.validator import Finding, Report, validate
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages import changelog
 from metapkg.packages.frontmatter import Frontmatter
 from metapkg.packages.models import Agent
-from metapkg.packages.names import NAME
+from metapkg.packages.names import MAX_NAME, NAME
 from metapkg.packages.rules import fields, files, unicode
 from metapkg.safefile import read_regular
 
@@ -180,7 +180,9 @@ def _name_rules(
             line,
         )
     if len(name.value) > MAX_NAME:
-        yield error("name", shown, f"the name is {len(name.value)} characters; the limit is 64")
+        yield error(
+            "name", shown, f"the name is {len(name.value)} characters; the limit is {MAX_NAME}"
+        )
     if name.value and folder_name and name.value != folder_name:
         source = "agent" if name.key == "agent" else f"title {name.written!r} gives"
         yield error(

@@ -37,8 +37,8 @@ from metapkg.agent3md.naming import skill_names
 from metapkg.agent3md.package import to_diagnostics
 from metapkg.agent3md.validator import validate
 from metapkg.diagnostics import PackageError, error
+from metapkg.packages.rules.fields import MAX_DESCRIPTION
 
-MAX_DESCRIPTION = 1024
 SKILL_FILE = "SKILL.md"
 
 
