@@ -12,16 +12,14 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.catalog import Catalog, Shape, flat_catalog, generate, manifest
-from bench.timing import write_keeping_notes
+from bench.timing import run_with_usage, write_keeping_notes
 from fixture_server import FixtureGitHub
 
 HERE = Path(__file__).resolve().parent
@@ -53,22 +51,8 @@ PEAK_RSS: dict[str, int] = {}  # the last run's peak resident memory (KiB), by c
 
 def metapkg(*args: str, cwd: Path, env: dict[str, str]) -> float:
     """Run the CLI; its wall time. Its peak RSS (os.wait4's rusage) goes to PEAK_RSS."""
-    with tempfile.TemporaryFile("w+") as err:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "metapkg", "-q", *args],
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - started
-        process.returncode = os.waitstatus_to_exitcode(status)
-        PEAK_RSS[args[0]] = usage.ru_maxrss
-        if process.returncode != 0:
-            err.seek(0)
-            raise SystemExit(f"metapkg {' '.join(args)} failed in {cwd}:\n{err.read()}")
+    elapsed, usage = run_with_usage([sys.executable, "-m", "metapkg", "-q", *args], cwd, env)
+    PEAK_RSS[args[0]] = usage.ru_maxrss
     return elapsed
 
 

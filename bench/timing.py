@@ -8,6 +8,7 @@ command did, and it moves far less when other processes compete for the two core
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,14 @@ def run_once(command: list[str], cwd: Path, env: Mapping[str, str]) -> tuple[flo
 
     The CPU time is the command's own (``wait4``), with the children it waited for, not
     that of other children of this process (the fixture server runs ``git``)."""
+    wall, usage = run_with_usage(command, cwd, env)
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def run_with_usage(
+    command: list[str], cwd: Path, env: Mapping[str, str]
+) -> tuple[float, resource.struct_rusage]:
+    """Wall seconds and the ``wait4`` resource usage of one run; exits if it fails."""
     with tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         child = subprocess.Popen(
@@ -63,7 +72,7 @@ def run_once(command: list[str], cwd: Path, env: Mapping[str, str]) -> tuple[flo
             shown = " ".join(command)
             text = err.read().decode(errors="replace")[-3000:]
             raise SystemExit(f"{shown} failed ({child.returncode}) in {cwd}:\n{text}")
-    return wall, usage.ru_utime + usage.ru_stime
+    return wall, usage
 
 
 def measure(
