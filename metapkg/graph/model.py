@@ -59,6 +59,11 @@ class Node:
             tag for tag, on in (("metaskill", self.metaskill), ("file:", self.local)) if on
         )
 
+    @property
+    def detail(self) -> str:
+        """The second line of a label, in every format: the version and the markers."""
+        return " · ".join(part for part in (self.version_text, *self.tags) if part)
+
 
 @dataclass(frozen=True)
 class Edge:
