@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from pathlib import Path
 from typing import ClassVar
 
 from metapkg.cli.installing import InstallingCommand
@@ -54,20 +53,10 @@ class InstallCommand(InstallingCommand):
 
                 status("Already up to date", args.quiet)
             return 0
-        from metapkg.actions.install import install
-        from metapkg.cli import userscope
-
         self.report(
             args,
-            lambda: install(
-                Path.cwd(),
-                frozen=args.frozen,
-                reinstall=args.reinstall,
-                offline=args.offline,
-                workers=args.jobs,
-                link_mode=args.link_mode,
-                dry_run=args.dry_run,
-                scope=userscope.scope(args),
+            lambda: self.install(
+                args, frozen=args.frozen, reinstall=args.reinstall, link_mode=args.link_mode
             ),
         )
         return 0
