@@ -7,6 +7,7 @@ import os
 import time
 from typing import ClassVar
 
+from metapkg.cli import quick
 from metapkg.cli.installing import InstallingCommand
 from metapkg.provision.linkmode import LINK_MODES
 
@@ -43,7 +44,8 @@ class InstallCommand(InstallingCommand):
     def handle(self, args: argparse.Namespace) -> int:
         started = time.perf_counter()
         user_scope = args.user_scope
-        if not (args.reinstall or args.link_mode or user_scope) and _up_to_date():
+        # The common case, decided before importing the resolver, YAML or HTTP code.
+        if not (args.reinstall or args.link_mode or user_scope) and quick.settled(os.getcwd()):
             if args.json:
                 from metapkg.actions.install import InstallReport
 
@@ -60,16 +62,6 @@ class InstallCommand(InstallingCommand):
             ),
         )
         return 0
-
-
-def _up_to_date() -> bool:
-    """The common case, decided before importing the resolver, YAML or HTTP code."""
-    from metapkg import __version__, orphans
-    from metapkg.provision.uptodate import up_to_date
-
-    project = os.getcwd()
-    orphans.sweep_project(project)  # what a killed metapkg was writing: gone either way
-    return up_to_date(project, __version__)
 
 
 COMMAND = InstallCommand()
