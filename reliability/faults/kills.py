@@ -132,7 +132,8 @@ def trial(lab: Lab, operation: Operation, ref: Reference, index: int) -> Outcome
     operation.prepare(project)
     before = world.user_data(project)
     env = lab.env(sandbox)
-    if index % 2:
+    by_failpoint = index % 2 == 1
+    if by_failpoint:
         point = lab.rng.randint(1, ref.renames)
         env["METAPKG_FAILPOINT"] = f"commit-kill:{point}"
         how = f"failpoint commit-kill:{point}"
@@ -142,7 +143,11 @@ def trial(lab: Lab, operation: Operation, ref: Reference, index: int) -> Outcome
         how = f"SIGKILL after {delay:.3f}s"
         killed = outcome.saw(lab.run(sandbox, *operation.args, kill_after=delay), how)
     outcome.killed = killed.killed
-    if not killed.killed and killed.code != 0:
+    if by_failpoint and not killed.killed:
+        # The point is within the commit's steps (Reference.renames), so it always fires:
+        # when it does not, the commit no longer passes it and the trial tests nothing.
+        outcome.fail(f"{operation.name} ({how}) was not killed: the failpoint never fired")
+    elif not killed.killed and killed.code != 0:
         outcome.fail(f"{operation.name} ({how}) was not killed but failed\n{killed.show()}")
     _check_after_kill(project, ref, before, how, outcome)
     for command in ("install", "verify"):
