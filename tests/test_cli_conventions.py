@@ -168,6 +168,17 @@ def test_list_shows_the_locked_packages(cli, tmp_path: Path) -> None:
     assert direct.out == "acme/top\n"
 
 
+def test_tables_align_columns_and_show_package_text_inertly(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from metapkg.cli.output import table
+
+    table([("kind", "package", "origin"), ("skill", "acme/a\x1b[2K", "file:./x")])
+    assert capsys.readouterr().out == (
+        "kind   package        origin\nskill  acme/a\\x1b[2K  file:./x\n"
+    )
+
+
 def test_verbose_adds_detail_and_color_follows_the_flag(cli, tmp_path: Path) -> None:
     project = _project(tmp_path)
     (project / "sub").mkdir()

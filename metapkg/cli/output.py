@@ -68,8 +68,10 @@ def say(text: str) -> None:
 
 
 def table(rows: Sequence[Sequence[str]]) -> None:
-    """Rows of data on stdout in columns two spaces apart; the last column is not padded."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    for row in rows:
+    """Rows of data on stdout in columns two spaces apart; the last column is not padded.
+    Cells are measured as shown (a control character takes four columns: ``\\x1b``)."""
+    shown = [[printable(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in shown) for i in range(len(shown[0]) - 1)]
+    for row in shown:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        say("  ".join([*cells, row[-1]]))
+        print("  ".join([*cells, row[-1]]))
