@@ -168,6 +168,17 @@ def test_list_shows_the_locked_packages(cli, tmp_path: Path) -> None:
     assert direct.out == "acme/top\n"
 
 
+def test_tables_align_columns_and_show_package_text_inertly(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from metapkg.cli.output import table
+
+    table([("kind", "package", "origin"), ("skill", "acme/a\x1b[2K", "file:./x")])
+    assert capsys.readouterr().out == (
+        "kind   package        origin\nskill  acme/a\\x1b[2K  file:./x\n"
+    )
+
+
 def test_verbose_adds_detail_and_color_follows_the_flag(cli, tmp_path: Path) -> None:
     project = _project(tmp_path)
     (project / "sub").mkdir()
@@ -194,7 +205,11 @@ def test_json_everywhere_there_is_data(cli, tmp_path: Path) -> None:
                  "tree", "why", "verify", "graph", "diff", "hosts"):  # fmt: skip
         parser = argparse.ArgumentParser()
         load(name).configure(parser)
-        assert "--json" in parser._option_string_actions, name
+        action = parser._option_string_actions["--json"]
+        # where --format has more choices, --json is --format json; elsewhere args.json
+        formats = "--format" in parser._option_string_actions
+        wanted = ("format", "json") if formats else ("json", True)
+        assert (action.dest, action.const) == wanted, name
 
 
 # Run in a fresh interpreter: which modules did these commands load that Python had not?

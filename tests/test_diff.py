@@ -365,3 +365,24 @@ def test_a_hostile_changelog_entry_stays_inert_in_markdown_and_text() -> None:
     assert "will run: npx -y @evil/backdoor" in md
     shown = render.text([change], "t", lambda text, _style: text)
     assert "\x1b" not in shown and "\\x1b[2Kall good" in shown
+
+
+def test_a_changelog_that_is_not_utf8_is_shown_as_unavailable(tmp_path: Path) -> None:
+    import dataclasses
+
+    import graph_locks
+    from conftest import make_skill
+
+    from metapkg.diff.changelogs import attach
+    from metapkg.diff.compare import compare
+    from metapkg.integrity import tree_hash
+
+    folder = make_skill(tmp_path / "local", "house-style", version="0.1.0", scope=None)
+    (folder / "CHANGELOG.md").write_bytes(b"# Changelog\n\n## 0.1.0 (2026-01-15)\n\n- caf\xe9\n")
+    new = graph_locks.package(
+        "skill", "house-style", "0.1.0", origin="file:./local/skills/house-style"
+    )
+    new = dataclasses.replace(new, integrity=tree_hash(folder))
+    lock = graph_locks.lock([new], [new.key])
+    [change] = attach(compare(None, lock), lock, tmp_path, offline=True)
+    assert change.changelog.unavailable == "CHANGELOG.md is not UTF-8 text"

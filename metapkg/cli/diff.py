@@ -31,13 +31,7 @@ class DiffCommand(BaseCommand):
             help="lockfile paths or git:REV (default: git:HEAD against ./metapkg.lock)",
         )
         parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-        parser.add_argument(
-            "--json",
-            action="store_const",
-            const="json",
-            dest="format",
-            help="same as --format json",
-        )
+        options.JSON_FORMAT.add_to(parser)
         parser.add_argument(
             "--fail-on",
             metavar="ALERT[,ALERT]",

@@ -45,13 +45,7 @@ class GraphCommand(BaseCommand):
             help="mermaid (default), dot, svg, html (offline page: pan, zoom, click) or json; "
             "-o FILE picks it from the file's suffix",
         )
-        parser.add_argument(
-            "--json",
-            action="store_const",
-            const="json",
-            dest="format",
-            help="same as --format json",
-        )
+        options.JSON_FORMAT.add_to(parser)
         parser.add_argument(
             "--depth", type=_depth, metavar="N", help="at most N edges from the focus"
         )

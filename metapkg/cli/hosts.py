@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from metapkg.cli import options
 from metapkg.cli.base import BaseCommand, Option
-from metapkg.cli.output import say
+from metapkg.cli.output import table
 
 
 class HostsCommand(BaseCommand):
@@ -22,8 +22,8 @@ class HostsCommand(BaseCommand):
         if args.json:
             print(json.dumps(rows, indent=2))
             return 0
-        table = [("host", "active", "found", "skills", "agents", "MCP config")]
-        table += [
+        lines = [("host", "active", "found", "skills", "agents", "MCP config")]
+        lines += [
             (
                 row["name"],
                 "yes" if row["active"] else "-",
@@ -34,10 +34,7 @@ class HostsCommand(BaseCommand):
             )
             for row in rows
         ]
-        widths = [max(len(line[i]) for line in table) for i in range(5)]
-        for line in table:
-            cells = (cell.ljust(w) for cell, w in zip(line, widths, strict=False))
-            say("  ".join([*cells, line[5]]))
+        table(lines)
         return 0
 
 

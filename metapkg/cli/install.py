@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from pathlib import Path
 from typing import ClassVar
 
+from metapkg.cli import quick
 from metapkg.cli.installing import InstallingCommand
 from metapkg.provision.linkmode import LINK_MODES
 
@@ -44,7 +44,8 @@ class InstallCommand(InstallingCommand):
     def handle(self, args: argparse.Namespace) -> int:
         started = time.perf_counter()
         user_scope = args.user_scope
-        if not (args.reinstall or args.link_mode or user_scope) and _up_to_date():
+        # The common case, decided before importing the resolver, YAML or HTTP code.
+        if not (args.reinstall or args.link_mode or user_scope) and quick.settled(os.getcwd()):
             if args.json:
                 from metapkg.actions.install import InstallReport
 
@@ -54,33 +55,13 @@ class InstallCommand(InstallingCommand):
 
                 status("Already up to date", args.quiet)
             return 0
-        from metapkg.actions.install import install
-        from metapkg.cli import userscope
-
         self.report(
             args,
-            lambda: install(
-                Path.cwd(),
-                frozen=args.frozen,
-                reinstall=args.reinstall,
-                offline=args.offline,
-                workers=args.jobs,
-                link_mode=args.link_mode,
-                dry_run=args.dry_run,
-                scope=userscope.scope(args),
+            lambda: self.install(
+                args, frozen=args.frozen, reinstall=args.reinstall, link_mode=args.link_mode
             ),
         )
         return 0
-
-
-def _up_to_date() -> bool:
-    """The common case, decided before importing the resolver, YAML or HTTP code."""
-    from metapkg import __version__, orphans
-    from metapkg.provision.uptodate import up_to_date
-
-    project = os.getcwd()
-    orphans.sweep_project(project)  # what a killed metapkg was writing: gone either way
-    return up_to_date(project, __version__)
 
 
 COMMAND = InstallCommand()

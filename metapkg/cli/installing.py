@@ -7,7 +7,7 @@ import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from metapkg.cli import options
 from metapkg.cli.base import BaseCommand, Option
@@ -55,18 +55,21 @@ class InstallingCommand(BaseCommand):
         the report is kept in ``reports`` for the summary."""
 
         def then_install(manifest: Manifest | None) -> None:
-            from metapkg.actions.install import install
-            from metapkg.cli import userscope
-
-            reports.append(
-                install(
-                    Path.cwd(),
-                    offline=args.offline,
-                    workers=args.jobs,
-                    dry_run=args.dry_run,
-                    manifest=manifest,
-                    scope=userscope.scope(args),
-                )
-            )
+            reports.append(self.install(args, manifest=manifest))
 
         return then_install
+
+    def install(self, args: argparse.Namespace, **more: Any) -> InstallReport:
+        """actions.install.install as the shared options (--offline, --jobs, --dry-run,
+        --global) say; ``more``: what the command adds (frozen, unpin, manifest, ...)."""
+        from metapkg.actions.install import install
+        from metapkg.cli import userscope
+
+        return install(
+            Path.cwd(),
+            offline=args.offline,
+            workers=args.jobs,
+            dry_run=args.dry_run,
+            scope=userscope.scope(args),
+            **more,
+        )

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from metapkg.cli import options
 from metapkg.cli.base import BaseCommand, Option
-from metapkg.cli.output import say, status
+from metapkg.cli.output import say, status, table
 
 
 class ListCommand(BaseCommand):
@@ -35,15 +35,11 @@ class ListCommand(BaseCommand):
             for fqn in dict.fromkeys(row.fqn for row in rows):
                 say(fqn)
         else:
-            table = [("kind", "package", "version", "origin")]
-            table += [
+            shown = [
                 (row.kind, row.fqn + ("" if row.direct else " *"), row.version or "-", row.origin)
                 for row in rows
             ]
-            widths = [max(len(line[i]) for line in table) for i in range(3)]
-            for line in table:
-                cells = (cell.ljust(w) for cell, w in zip(line, widths, strict=False))
-                say("  ".join([*cells, line[3]]))
+            table([("kind", "package", "version", "origin"), *shown])
             if any(not row.direct for row in rows):
                 status("(* pulled in by another package; see `metapkg why`)", args.quiet)
         return 0

@@ -57,6 +57,10 @@ JSON = Option(
     action="store_true",
     help="print the result as JSON on stdout (shapes: README, 'Output for programs')",
 )
+# For commands with a --format choice that includes json: --json is short for it.
+JSON_FORMAT = Option(
+    "--json", action="store_const", const="json", dest="format", help="same as --format json"
+)
 DRY_RUN = Option(
     "--dry-run",
     action="store_true",

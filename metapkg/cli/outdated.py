@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from metapkg.cli import options
 from metapkg.cli.base import BaseCommand, Option
-from metapkg.cli.output import say, status
+from metapkg.cli.output import status, table
 
 
 class OutdatedCommand(BaseCommand):
@@ -38,10 +38,7 @@ class OutdatedCommand(BaseCommand):
             return 0
         rows = [("package", "ref", "current", "wanted", "latest", "why")]
         rows += [(o.label, o.ref, o.current, o.wanted, o.latest or "-", o.why) for o in found]
-        widths = [max(len(row[i]) for row in rows) for i in range(5)]
-        for row in rows:
-            cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-            say("  ".join([*cells, row[5]]))
+        table(rows)
         return 1
 
 

@@ -9,7 +9,7 @@ from metapkg.untrusted import printable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 if TYPE_CHECKING:  # this module is on every command's path: keep its imports light
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from typing import TextIO
 
     from metapkg.diagnostics import Diagnostic
@@ -65,3 +65,13 @@ def status(message: str, quiet: bool = False) -> None:
 def say(text: str) -> None:
     """A line of data on stdout; control characters from packages are shown, not obeyed."""
     print(printable(text))
+
+
+def table(rows: Sequence[Sequence[str]]) -> None:
+    """Rows of data on stdout in columns two spaces apart; the last column is not padded.
+    Cells are measured as shown (a control character takes four columns: ``\\x1b``)."""
+    shown = [[printable(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in shown) for i in range(len(shown[0]) - 1)]
+    for row in shown:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        print("  ".join([*cells, row[-1]]))

@@ -37,18 +37,21 @@ def _jobs_setting_valid() -> bool:
 
 
 def _noop_install(quiet: bool) -> int | None:
-    from metapkg import __version__, orphans
-    from metapkg.provision.uptodate import up_to_date
-
     project = find_project(os.getcwd())
-    if project is None:
-        return None
-    orphans.sweep_project(project)  # what a killed metapkg was writing: gone either way
-    if not up_to_date(project, __version__):
+    if project is None or not settled(project):
         return None
     if not quiet:
         print("Already up to date", file=sys.stderr)
     return 0
+
+
+def settled(project: str) -> bool:
+    """Is ``project`` as the last install left it? (install asks too, on the parsed path.)"""
+    from metapkg import __version__, orphans
+    from metapkg.provision.uptodate import up_to_date
+
+    orphans.sweep_project(project)  # what a killed metapkg was writing: gone either way
+    return up_to_date(project, __version__)
 
 
 def find_project(start: str) -> str | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import ClassVar
 
 from metapkg.cli import options
@@ -23,21 +22,11 @@ class UpdateCommand(InstallingCommand):
         )
 
     def handle(self, args: argparse.Namespace) -> int:
-        from metapkg.actions.install import install
         from metapkg.actions.update import unpin_for
-        from metapkg.cli import userscope
 
         self.report(
             args,
-            lambda: install(
-                Path.cwd(),
-                offline=args.offline,
-                workers=args.jobs,
-                unpin=unpin_for(args.fqns),
-                fresh=frozenset(args.fqns),
-                dry_run=args.dry_run,
-                scope=userscope.scope(args),
-            ),
+            lambda: self.install(args, unpin=unpin_for(args.fqns), fresh=frozenset(args.fqns)),
         )
         return 0
 

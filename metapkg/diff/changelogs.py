@@ -16,6 +16,7 @@ from metapkg.integrity import TreeError, tree_hash
 from metapkg.lock import format as lockfmt
 from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages import changelog
+from metapkg.packages.models import ChangelogEntry
 
 
 def attach(
@@ -39,18 +40,36 @@ def _read(change: Change, sources: Sources, project: Path) -> Changelog:
     package = change.new
     assert package is not None
     try:
-        fetched = sources.fetch(parse_origin(package.origin, project))
-        if tree_hash(fetched.path) != package.integrity:
-            return Changelog(unavailable="the content found does not match the lock's integrity")
-        text = (fetched.path / changelog.FILENAME).read_text(encoding="utf-8")
-    except (MetapkgError, OriginSyntaxError, TreeError) as exc:
-        return Changelog(unavailable=str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-    except OSError as exc:
-        return Changelog(unavailable=f"CHANGELOG.md cannot be read ({exc.strerror})")
-    entries, _ = changelog.parse(text, changelog.FILENAME)
+        entries = pinned_entries(package, sources, project)
+    except Unavailable as exc:
+        return Changelog(unavailable=str(exc))
     has_entry = any(e.version == package.version for e in entries)
     if change.change == "upgraded" and change.from_version and package.version:
         shown = changelog.between(entries, change.from_version, package.version)
     else:
         shown = tuple(e for e in entries if e.version == package.version)
     return Changelog(shown, has_entry=has_entry)
+
+
+class Unavailable(Exception):
+    """Why the CHANGELOG of a locked package cannot be shown; the message says it."""
+
+
+def pinned_entries(
+    package: lockfmt.LockedPackage, sources: Sources, project: Path
+) -> tuple[ChangelogEntry, ...]:
+    """The CHANGELOG entries of ``package`` as the lock pins it, only when the content
+    ``sources`` finds matches the lock's integrity (also the html page of ``graph``)."""
+    try:
+        fetched = sources.fetch(parse_origin(package.origin, project))
+        if tree_hash(fetched.path) != package.integrity:
+            raise Unavailable("the content found does not match the lock's integrity")
+        text = (fetched.path / changelog.FILENAME).read_text(encoding="utf-8")
+    except (MetapkgError, OriginSyntaxError, TreeError) as exc:
+        raise Unavailable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    except OSError as exc:
+        raise Unavailable(f"{changelog.FILENAME} cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise Unavailable(f"{changelog.FILENAME} is not UTF-8 text") from None
+    entries, _ = changelog.parse(text, changelog.FILENAME)
+    return entries

@@ -23,7 +23,7 @@ from typing import Any
 
 from metapkg.lock import format as lockfmt
 from metapkg.origins import OriginSyntaxError, parse_origin
-from metapkg.packages.models import ChangelogEntry, Kind, label
+from metapkg.packages.models import ChangelogEntry, Key, Kind, key_order, label
 from metapkg.packages.semver import SemVer, bump
 
 ALERTS = (
@@ -38,8 +38,6 @@ ALERTS = (
     "file-origin",
     "changelog-missing-entry",
 )
-_KIND_ORDER = {"agent": 0, "skill": 1, "mcp": 2}
-Key = tuple[Kind, str]
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ def compare(
     before = {p.key: p for p in old.packages} if old is not None else {}
     after = {p.key: p for p in new.packages}
     changes = []
-    for key in sorted(before.keys() | after.keys(), key=lambda k: (_KIND_ORDER[k[0]], k[1])):
+    for key in sorted(before.keys() | after.keys(), key=key_order):
         a, b = before.get(key), after.get(key)
         if a == b:
             continue

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from metapkg.diff.compare import Change
 from metapkg.graph.mermaid import flowchart
 from metapkg.graph.model import Edge, Key, Node, NodeStatus, View
-from metapkg.packages.models import KINDS
+from metapkg.packages.models import key_order
 
 MAX_NODES = 40
 MAX_EDGES = 60
@@ -42,7 +42,7 @@ def view(changes: Sequence[Change]) -> View:
         edges += [Edge(key, target, "added") for target in change.dependencies_added]
         edges += [Edge(key, target, "removed") for target in change.dependencies_removed]
     context = {e.target for e in edges} - nodes.keys()
-    for kind, fqn in sorted(context, key=lambda k: (KINDS.index(k[0]), k[1])):
+    for kind, fqn in sorted(context, key=key_order):
         nodes[(kind, fqn)] = Node(kind, fqn, status="context")
     return View(tuple(nodes.values()), tuple(dict.fromkeys(edges)))
 

@@ -12,13 +12,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from metapkg.diagnostics import MetapkgError
+from metapkg.diff.changelogs import Unavailable, pinned_entries
 from metapkg.fetch.sources import FetchOptions, Sources
 from metapkg.graph.model import Node, View
-from metapkg.integrity import TreeError, tree_hash
 from metapkg.lock import format as lockfmt
-from metapkg.origins import OriginSyntaxError, parse_origin
-from metapkg.packages import changelog
 
 
 def with_changelogs(view: View, lock: lockfmt.Lockfile, project: Path) -> View:
@@ -36,12 +33,8 @@ def _with_head(node: Node, sources: Sources, project: Path) -> Node:
     if entry is None or entry.kind == "mcp":
         return node  # MCP configs are single files without a CHANGELOG
     try:
-        fetched = sources.fetch(parse_origin(entry.origin, project))
-        if tree_hash(fetched.path) != entry.integrity:
-            return node
-        text = (fetched.path / changelog.FILENAME).read_text(encoding="utf-8")
-    except (MetapkgError, OriginSyntaxError, TreeError, OSError, UnicodeDecodeError):
+        entries = pinned_entries(entry, sources, project)
+    except Unavailable:
         return node
-    entries, _ = changelog.parse(text, changelog.FILENAME)
     head = next((e for e in entries if e.version == entry.version), None)
     return dataclasses.replace(node, changelog=head or (entries[0] if entries else None))

@@ -56,7 +56,7 @@ def digraph(view: View) -> list[str]:
 
 
 def label(node: Node) -> str:
-    second = " · ".join(part for part in (node.version_text, *node.tags) if part)
+    second = node.detail
     text = escape.dot(node.fqn)
     return f"{text}\\n{escape.dot(second)}" if second else text
 

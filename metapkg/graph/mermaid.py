@@ -37,7 +37,7 @@ RENDERER = MermaidRenderer()
 
 
 def label(node: Node) -> str:
-    second = " · ".join(part for part in (node.version_text, *node.tags) if part)
+    second = node.detail
     text = escape.mermaid(node.fqn)
     return f"{text}<br>{escape.mermaid(second)}" if second else text
 
@@ -84,8 +84,8 @@ def _classes(view: View, ids: dict[Key, str]) -> list[str]:
             members.setdefault(name, []).append(ids[node.key])
     # Fixed order, kinds and changes before the marks that adjust them, so the later class
     # wins where two set the same property.
-    used = [name for name in _definitions() if name in members]
     definitions = _definitions()
+    used = [name for name in definitions if name in members]
     lines = [f"  classDef {name} {definitions[name]}" for name in used]
     lines += [f"  class {','.join(members[name])} {name}" for name in used]
     return lines

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from metapkg.lock import format as lockfmt
-from metapkg.packages.models import KINDS, ChangelogEntry, Kind
+from metapkg.packages.models import ChangelogEntry, Kind, key_order
+from metapkg.packages.models import Key as Key  # renderers import it from here
 
-Key = tuple[Kind, str]
 # In a diff's picture: what happened to a node or an edge. "context" nodes did not
 # change; they are drawn because a changed edge touches them.
 NodeStatus = Literal["added", "removed", "changed", "context"]
@@ -58,6 +58,11 @@ class Node:
         return tuple(
             tag for tag, on in (("metaskill", self.metaskill), ("file:", self.local)) if on
         )
+
+    @property
+    def detail(self) -> str:
+        """The second line of a label, in every format: the version and the markers."""
+        return " · ".join(part for part in (self.version_text, *self.tags) if part)
 
 
 @dataclass(frozen=True)
@@ -111,8 +116,6 @@ def from_lock(lock: lockfmt.Lockfile) -> View:
         )
         for p in packages
     ]
-    dangling = sorted(
-        {e.target for e in edges if e.target not in known}, key=lambda k: (KINDS.index(k[0]), k[1])
-    )
+    dangling = sorted({e.target for e in edges if e.target not in known}, key=key_order)
     nodes += [Node(kind, fqn, required_by=tuple(parents[(kind, fqn)])) for kind, fqn in dangling]
     return View(tuple(nodes), tuple(edges))

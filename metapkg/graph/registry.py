@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from metapkg.graph.model import View
+if TYPE_CHECKING:  # `metapkg graph --help` reads FORMATS: no lock or YAML code for that
+    from metapkg.graph.model import View
 
 
 class Renderer(Protocol):
@@ -24,15 +25,14 @@ class Renderer(Protocol):
 class Format:
     module: str  # exposes RENDERER
     suffixes: tuple[str, ...]
-    summary: str
 
 
 FORMATS: dict[str, Format] = {
-    "mermaid": Format("metapkg.graph.mermaid", (".mmd", ".mermaid"), "Mermaid flowchart text"),
-    "dot": Format("metapkg.graph.dot", (".dot", ".gv"), "Graphviz DOT"),
-    "svg": Format("metapkg.graph.svg", (".svg",), "a static SVG picture"),
-    "html": Format("metapkg.graph.html", (".html", ".htm"), "an offline page: pan, zoom, click"),
-    "json": Format("metapkg.graph.jsonout", (".json",), "nodes and edges as JSON"),
+    "mermaid": Format("metapkg.graph.mermaid", (".mmd", ".mermaid")),
+    "dot": Format("metapkg.graph.dot", (".dot", ".gv")),
+    "svg": Format("metapkg.graph.svg", (".svg",)),
+    "html": Format("metapkg.graph.html", (".html", ".htm")),
+    "json": Format("metapkg.graph.jsonout", (".json",)),
 }
 DEFAULT = "mermaid"
 

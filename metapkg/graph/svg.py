@@ -92,7 +92,7 @@ def draw(view: View) -> Drawing:
 
 
 def _lines(node: Node) -> list[tuple[str, float]]:
-    second = " · ".join(part for part in (node.version_text, *node.tags) if part)
+    second = node.detail
     lines = [(escape.visible(node.fqn), shapes.TITLE_SIZE)]
     if second:
         lines.append((escape.visible(second), shapes.DETAIL_SIZE))

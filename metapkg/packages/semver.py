@@ -23,8 +23,11 @@ a range is at most ``MAX_RANGE_CHARS`` long. Both are far past any real version.
 
 from __future__ import annotations
 
+import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from metapkg.limits import RANGE_CHARS
 
@@ -113,6 +116,11 @@ def bump(old: str, new: str) -> str | None:
 # -- ranges -----------------------------------------------------------------------------------
 
 
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "=": operator.eq,
+}  # fmt: skip
+
+
 class RangeError(ValueError):
     """The text is not a version range; the message says what is wrong."""
 
@@ -123,14 +131,7 @@ class Comparator:
     version: SemVer
 
     def test(self, version: SemVer) -> bool:
-        a, b = version.sort_key(), self.version.sort_key()
-        return {
-            "<": a < b,
-            "<=": a <= b,
-            ">": a > b,
-            ">=": a >= b,
-            "=": a == b,
-        }[self.op]
+        return _COMPARE[self.op](version.sort_key(), self.version.sort_key())
 
     def __str__(self) -> str:
         return f"{self.op}{self.version}"
