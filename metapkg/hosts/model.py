@@ -100,9 +100,6 @@ class McpTarget:
         default."""
         return next((f for f in self.files if os.path.lexists(folder / f)), self.path)
 
-    def writer_in(self, folder: Path) -> ConfigWriter:
-        return self.make(self.file_in(folder))
-
 
 @dataclass(frozen=True)
 class UserScope:
