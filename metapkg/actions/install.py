@@ -160,27 +160,24 @@ def _update_gitignore(project: Path, applied: Applied) -> None:
 
 
 def _only_ours(path: Path, applied: Applied, config: str) -> bool:
+    """The config file holds metapkg's servers and nothing else: a JSON document whose
+    only top-level key holds the servers (no user settings, no comments, no other
+    servers). Read once: the entries and the settings come from the same text."""
+    import json
+
     from metapkg.provision.plan import writer_for
+    from metapkg.textio import read_utf8
 
     writer = writer_for(config)
     if writer is None or not path.is_file():
         return False
     try:
-        from metapkg.textio import read_utf8
-
-        present = writer.entries(read_utf8(path, "mcp-json", config))
+        text = read_utf8(path, "mcp-json", config)
+        present = writer.entries(text)
+        document = json.loads(text)
     except Exception:
         return False
-    return set(present) == set(applied.owned.servers_in(config)) and _no_other_settings(path)
-
-
-def _no_other_settings(path: Path) -> bool:
-    """A JSON config whose only top-level key holds the servers (no user settings)."""
-    import json
-
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    if set(present) != set(applied.owned.servers_in(config)):
         return False
     return isinstance(document, dict) and len(document) <= 1
 
