@@ -230,13 +230,13 @@ def check_frozen(resolution: Resolution) -> None:
 
 def stale_reasons(resolution: Resolution) -> list[Diagnostic]:
     """Why the lock on disk is not what the manifest and the packages give now."""
+    from metapkg.actions.prechecks import STALE_HINT, stale
     from metapkg.diff.compare import compare
     from metapkg.lock import format as lockfmt
 
     old, new = resolution.old_lock, resolution.lock
-    hint = "run `metapkg lock` (or `metapkg install`) and commit metapkg.lock"
     if old is None:
-        return [error("lock", lockfmt.FILENAME, f"there is no metapkg.lock yet; {hint}")]
+        return [error("lock", lockfmt.FILENAME, f"there is no metapkg.lock yet; {STALE_HINT}")]
     reasons: list[tuple[str, str]] = []  # (rule, why)
     for change in compare(old, new, moves=True):
         a, b = change.old, change.new
@@ -259,5 +259,4 @@ def stale_reasons(resolution: Resolution) -> list[Diagnostic]:
         reasons.append(("lock", "it says the same but not in the form metapkg writes (edited?)"))
     elif not reasons:
         reasons.append(("lock", "the manifest's requirements, targets or overrides changed"))
-    message = "metapkg.lock is out of date: {}; " + hint
-    return [error(rule, lockfmt.FILENAME, message.format(why)) for rule, why in reasons]
+    return [stale(rule, why) for rule, why in reasons]
