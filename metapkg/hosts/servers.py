@@ -104,13 +104,13 @@ def plan_servers(
     return Wanted(entries, key_of, tuple(found))
 
 
-def stdio_fields(server: Server, cwd: bool = False, env_key: str = "env") -> dict[str, Any]:
+def stdio_fields(server: Server, cwd: bool = False) -> dict[str, Any]:
     """``command``, ``args``, ``env`` (and ``cwd`` where the host takes it), empty ones out."""
     fields: dict[str, Any] = {"command": server.command}
     if server.args:
         fields["args"] = list(server.args)
     if server.env:
-        fields[env_key] = dict(server.env)
+        fields["env"] = dict(server.env)
     if cwd and server.cwd is not None:
         fields["cwd"] = server.cwd
     return fields
