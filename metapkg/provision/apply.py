@@ -43,10 +43,6 @@ class Applied:
     owned: Owned  # what metapkg owns now
     kept: tuple[str, ...] = ()  # owned paths no longer wanted but changed since: left alone
 
-    @property
-    def mcp_changed(self) -> bool:
-        return bool(self.configs_changed)
-
 
 def apply(
     scope: Scope,
