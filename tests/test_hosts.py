@@ -164,7 +164,7 @@ def test_sanitised_keys_are_stable_and_collisions_are_errors() -> None:
     )
     assert found.path == ".vscode/mcp.json"
     planned = servers.plan_servers(registry.get("claude"), {"io.x/a": STDIO}, {})
-    assert planned.keys == {"io.x/a": "io.x/a"}
+    assert list(planned.entries) == ["io.x/a"]
 
 
 # -- placeholders ----------------------------------------------------------------------------

@@ -64,7 +64,6 @@ class ConfigEdit:
     host: str
     writer: ConfigWriter = field(hash=False, compare=False)
     entries: Mapping[str, Mapping[str, Any]] = field(hash=False)  # key -> entry
-    keys: Mapping[str, str] = field(hash=False)  # fqn -> key
 
 
 @dataclass(frozen=True)
@@ -195,7 +194,7 @@ def _config_edits(
             continue  # two hosts reading one file: the first one writes it
         wanted = servers.plan_servers(host, configs, values, mode)
         warnings.extend(wanted.warnings)
-        edits[path] = ConfigEdit(path, host.name, host.mcp.make(path), wanted.entries, wanted.keys)
+        edits[path] = ConfigEdit(path, host.name, host.mcp.make(path), wanted.entries)
     return list(edits.values())
 
 
