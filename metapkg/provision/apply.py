@@ -27,7 +27,7 @@ from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.hosts.model import ConfigWriter
 from metapkg.integrity import TreeError
 from metapkg.provision.linkmode import place_package
-from metapkg.provision.plan import Placement, Plan, writer_for, written_hash
+from metapkg.provision.plan import Plan, writer_for, written_hash
 from metapkg.provision.scope import Scope
 from metapkg.provision.stage import STATE_DIR, Transaction
 from metapkg.provision.state import Owned, OwnedPath
@@ -225,11 +225,9 @@ def _link_error(path: str, link: str) -> Diagnostic:
     )
 
 
-def _still_ours(scope: Scope, owned: Owned, paths: Iterable[str] | None = None) -> set[str]:
-    """The owned paths (of ``paths``, default all) that still hold exactly what metapkg
-    wrote there."""
-    chosen = owned.paths if paths is None else paths
-    return {path for path in chosen if _holds(scope.locate(path), owned.paths[path].written)}
+def _still_ours(scope: Scope, owned: Owned, paths: Iterable[str]) -> set[str]:
+    """The owned ``paths`` that still hold exactly what metapkg wrote there."""
+    return {path for path in paths if _holds(scope.locate(path), owned.paths[path].written)}
 
 
 def _holds(target: Path, written: str) -> bool:
@@ -254,8 +252,8 @@ def _refuse_collisions(scope: Scope, plan: Plan, owned: Owned, reinstall: bool) 
                 continue  # left as it is
             if reinstall or _holds(target, record.written):
                 continue
-        if _identical(target, placement):
-            continue
+        if _holds(target, placement.written):
+            continue  # already exactly what metapkg would write (.metapkg/ lost?): adopt it
         problems.append(
             error(
                 "name-collision",
@@ -267,8 +265,3 @@ def _refuse_collisions(scope: Scope, plan: Plan, owned: Owned, reinstall: bool) 
         )
     if problems:
         raise ProvisionError(problems)
-
-
-def _identical(existing: Path, placement: Placement) -> bool:
-    """Already exactly what metapkg would write (e.g. after .metapkg/ was lost): adopt it."""
-    return _holds(existing, placement.written)
