@@ -146,9 +146,13 @@ def merge_config(
     repair: bool,
 ) -> tuple[str | None, str | None, dict[str, str]]:
     """(text before, text after, entries owned after): a config file metapkg did not
-    create is kept even when it ends up empty."""
+    create is kept even when it ends up empty. One it has nothing to write into or remove
+    from is not parsed at all (a skills-only project targeting Codex never imports a TOML
+    library, and a config of the user's the host's writer cannot read stops nothing)."""
     file = scope.locate(path)
     existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
+    if not entries and not owned.servers_in(path):
+        return existing, existing, {}
     keep = existing is not None and path not in owned.created
     text, now = writer.merge(existing, owned.servers_in(path), entries, repair, keep)
     return existing, text, now
