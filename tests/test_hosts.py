@@ -203,7 +203,7 @@ def test_hosts_sharing_agents_skills_get_one_copy() -> None:
     folders = registry.skill_folders(hosts)
     assert folders.count(".agents/skills") == 1
     assert set(folders) == {".claude/skills", ".agents/skills", ".kiro/skills", ".metis/skills"}
-    assert registry.sharing(hosts, ".agents/skills") == (
+    assert tuple(h.name for h in hosts if h.skills == ".agents/skills") == (
         "agents", "codex", "cursor", "vscode", "gemini", "opencode",
     )  # fmt: skip
 
