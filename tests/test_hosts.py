@@ -259,7 +259,7 @@ def test_the_path_allowlist_is_every_hosts_placements_and_configs() -> None:
         ".codex/agents/a.toml", ".github/agents/a.agent.md", ".opencode/agents/a.md",
         ".agents/agents/a",
     ):  # fmt: skip
-        assert paths.is_provisioned(path), path
+        assert paths.PROJECT.is_provisioned(path), path
     for path in (
         ".codex/agents/a.md",
         ".github/agents/a.md",
@@ -267,7 +267,7 @@ def test_the_path_allowlist_is_every_hosts_placements_and_configs() -> None:
         "a/b",
         ".claude/skills/A",
     ):
-        assert not paths.is_provisioned(path), path
+        assert not paths.PROJECT.is_provisioned(path), path
     for config in (
         ".mcp.json",
         ".codex/config.toml",
@@ -275,10 +275,11 @@ def test_the_path_allowlist_is_every_hosts_placements_and_configs() -> None:
         "opencode.jsonc",
         "metapkg.lock",
     ):
-        assert paths.is_writable(config) and config in paths.CONFIG_FILES
-    assert paths.is_host_folder(".kiro/settings") and paths.is_host_folder(".github")
-    assert not paths.is_host_folder("src")
-    depths = [f.count("/") for f in paths.HOST_FOLDERS]
+        assert paths.PROJECT.is_writable(config) and config in paths.CONFIG_FILES
+    project = paths.PROJECT
+    assert project.is_host_folder(".kiro/settings") and project.is_host_folder(".github")
+    assert not project.is_host_folder("src")
+    depths = [f.count("/") for f in paths.PROJECT.host_folders]
     assert depths == sorted(depths, reverse=True)  # children are pruned before parents
 
 

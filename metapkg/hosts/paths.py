@@ -85,10 +85,6 @@ class Allowlist:
 PROJECT = Allowlist(HOSTS.values(), ("metapkg.lock",), LEGACY)
 USER = Allowlist(USER_HOSTS.values(), ("metapkg.lock",))
 CONFIG_FILES = PROJECT.config_files
-HOST_FOLDERS = PROJECT.host_folders
-is_provisioned = PROJECT.is_provisioned
-is_writable = PROJECT.is_writable
-is_host_folder = PROJECT.is_host_folder
 
 
 def is_recorded(path: str) -> bool:
