@@ -202,15 +202,10 @@ def _nowhere(
     items: Sequence[Item], hosts: Sequence[Host], targets: Sequence[str], scope: Scope
 ) -> list[Diagnostic]:
     """Kinds of package the active hosts take nowhere (say so: they are locked, not lost)."""
-    takes = {
-        "skill": any(h.skills for h in hosts),
-        "agent": any(h.agents for h in hosts),
-        "mcp": any(h.mcp for h in hosts),
-    }
     found = []
     for kind in ("skill", "agent", "mcp"):
         labels = [i.package.label for i in items if i.package.kind == kind]
-        if labels and not takes[kind]:
+        if labels and not any(_takes(h, kind) for h in hosts):
             readers = [h.name for h in scope.hosts.values() if _takes(h, kind)]
             found.append(
                 warning(
