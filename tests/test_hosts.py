@@ -225,8 +225,8 @@ def test_detect_finds_the_hosts_a_project_already_uses(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text("x")
     assert registry.detect(tmp_path) == ("claude", "cursor", "opencode")
     target = registry.get("opencode").mcp
-    assert target is not None and target.file_in(tmp_path) == "opencode.jsonc"
-    assert target.file_in(tmp_path / "nowhere") == "opencode.json"
+    assert target is not None and target.file_in(tmp_path.joinpath) == "opencode.jsonc"
+    assert target.file_in((tmp_path / "nowhere").joinpath) == "opencode.json"
 
 
 def test_hosts_lists_the_config_file_the_project_uses(tmp_path: Path) -> None:

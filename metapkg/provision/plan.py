@@ -13,7 +13,6 @@ user-level folders, and the paths are those folders' templates (``~/.claude/skil
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,8 +187,7 @@ def _config_edits(
     for host in hosts:
         if host.mcp is None:
             continue
-        files = host.mcp.files  # the one the host reads: the first that exists
-        path = next((f for f in files if os.path.lexists(scope.locate(f))), host.mcp.path)
+        path = host.mcp.file_in(scope.locate)
         if path in edits:
             continue  # two hosts reading one file: the first one writes it
         wanted = servers.plan_servers(host, configs, values, mode)
