@@ -27,7 +27,7 @@ from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.hosts.model import ConfigWriter
 from metapkg.integrity import TreeError
 from metapkg.provision.linkmode import place_package
-from metapkg.provision.plan import Plan, writer_for, written_hash
+from metapkg.provision.plan import Placement, Plan, writer_for, written_hash
 from metapkg.provision.scope import Scope
 from metapkg.provision.stage import STATE_DIR, Transaction
 from metapkg.provision.state import Owned, OwnedPath
@@ -59,10 +59,7 @@ def apply(
     try:
         tx = Transaction(scope)  # creates .metapkg/tx-*/stage: read-only, or a full disk
         copied = _stage_placements(scope, tx, plan, owned, reinstall)
-        wanted = set(plan.paths)
-        gone = sorted(
-            p for p in owned.paths if p not in wanted and os.path.lexists(scope.locate(p))
-        )
+        gone = unwanted(scope, plan, owned)
         mine = _still_ours(scope, owned, gone)
         removed = [p for p in gone if p in mine]
         for path in removed:
@@ -101,10 +98,7 @@ def _stage_placements(
     copied = []
     for done, placement in enumerate(plan.placements):
         events.emit(events.Provisioning(placement.path, done, len(plan.placements)))
-        before = owned.paths.get(placement.path)
-        unchanged = before is not None and before.integrity == placement.integrity
-        unchanged = unchanged and before is not None and before.written == placement.written
-        if unchanged and not reinstall and os.path.lexists(scope.locate(placement.path)):
+        if not needs_copy(scope, owned, placement, reinstall):
             continue
         if placement.source is not None:
             target = tx.staged_path(placement.path)
@@ -119,6 +113,24 @@ def _stage_placements(
                 (target / relative).write_bytes(data)
         copied.append(placement.path)
     return copied
+
+
+def needs_copy(scope: Scope, owned: Owned, placement: Placement, reinstall: bool) -> bool:
+    """Is ``placement`` written (again)? Not when metapkg wrote this very content there
+    and it is still there (``reinstall``: always)."""
+    before = owned.paths.get(placement.path)
+    same = (
+        before is not None
+        and before.integrity == placement.integrity
+        and before.written == placement.written
+    )
+    return reinstall or not same or not os.path.lexists(scope.locate(placement.path))
+
+
+def unwanted(scope: Scope, plan: Plan, owned: Owned) -> list[str]:
+    """The owned paths still there that the plan no longer wants, sorted."""
+    wanted = set(plan.paths)
+    return sorted(p for p in owned.paths if p not in wanted and os.path.lexists(scope.locate(p)))
 
 
 def config_edits(
