@@ -164,7 +164,7 @@ def test_sanitised_keys_are_stable_and_collisions_are_errors() -> None:
     )
     assert found.path == ".vscode/mcp.json"
     planned = servers.plan_servers(registry.get("claude"), {"io.x/a": STDIO}, {})
-    assert planned.keys == {"io.x/a": "io.x/a"}
+    assert list(planned.entries) == ["io.x/a"]
 
 
 # -- placeholders ----------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def test_hosts_sharing_agents_skills_get_one_copy() -> None:
     folders = registry.skill_folders(hosts)
     assert folders.count(".agents/skills") == 1
     assert set(folders) == {".claude/skills", ".agents/skills", ".kiro/skills", ".metis/skills"}
-    assert registry.sharing(hosts, ".agents/skills") == (
+    assert tuple(h.name for h in hosts if h.skills == ".agents/skills") == (
         "agents", "codex", "cursor", "vscode", "gemini", "opencode",
     )  # fmt: skip
 
@@ -225,8 +225,8 @@ def test_detect_finds_the_hosts_a_project_already_uses(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text("x")
     assert registry.detect(tmp_path) == ("claude", "cursor", "opencode")
     target = registry.get("opencode").mcp
-    assert target is not None and target.file_in(tmp_path) == "opencode.jsonc"
-    assert target.file_in(tmp_path / "nowhere") == "opencode.json"
+    assert target is not None and target.file_in(tmp_path.joinpath) == "opencode.jsonc"
+    assert target.file_in((tmp_path / "nowhere").joinpath) == "opencode.json"
 
 
 def test_hosts_lists_the_config_file_the_project_uses(tmp_path: Path) -> None:
@@ -259,7 +259,7 @@ def test_the_path_allowlist_is_every_hosts_placements_and_configs() -> None:
         ".codex/agents/a.toml", ".github/agents/a.agent.md", ".opencode/agents/a.md",
         ".agents/agents/a",
     ):  # fmt: skip
-        assert paths.is_provisioned(path), path
+        assert paths.PROJECT.is_provisioned(path), path
     for path in (
         ".codex/agents/a.md",
         ".github/agents/a.md",
@@ -267,7 +267,7 @@ def test_the_path_allowlist_is_every_hosts_placements_and_configs() -> None:
         "a/b",
         ".claude/skills/A",
     ):
-        assert not paths.is_provisioned(path), path
+        assert not paths.PROJECT.is_provisioned(path), path
     for config in (
         ".mcp.json",
         ".codex/config.toml",
@@ -275,10 +275,11 @@ def test_the_path_allowlist_is_every_hosts_placements_and_configs() -> None:
         "opencode.jsonc",
         "metapkg.lock",
     ):
-        assert paths.is_writable(config) and config in paths.CONFIG_FILES
-    assert paths.is_host_folder(".kiro/settings") and paths.is_host_folder(".github")
-    assert not paths.is_host_folder("src")
-    depths = [f.count("/") for f in paths.HOST_FOLDERS]
+        assert paths.PROJECT.is_writable(config) and config in paths.CONFIG_FILES
+    project = paths.PROJECT
+    assert project.is_host_folder(".kiro/settings") and project.is_host_folder(".github")
+    assert not project.is_host_folder("src")
+    depths = [f.count("/") for f in paths.PROJECT.host_folders]
     assert depths == sorted(depths, reverse=True)  # children are pruned before parents
 
 

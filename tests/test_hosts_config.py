@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,9 @@ from metapkg.hosts.config import entry_hash
 from metapkg.hosts.config.jsonc import JSON, JsoncError, parse
 from metapkg.hosts.config.jsonfile import JSONC, JsonServers
 from metapkg.hosts.config.tomlfile import TomlServers
+from metapkg.provision import scope as scopes
+from metapkg.provision.apply import merge_config
+from metapkg.provision.state import Owned
 
 SERVERS = {
     "io.playwright/mcp": {"type": "stdio", "command": "npx", "args": ["-y", "${workspaceDir}/x"]},
@@ -210,6 +214,24 @@ def test_a_broken_config_is_an_error_naming_the_file(
     assert (found.rule, found.line) == (rule, line)
     assert found.path == registry.get(name).mcp.path  # type: ignore[union-attr]
     assert "changed nothing" in found.message
+
+
+def test_a_config_metapkg_has_nothing_for_is_not_read_as_config(tmp_path: Path) -> None:
+    # A skills-only project targeting hosts with an MCP config: a config file of the
+    # user's that metapkg writes nothing into (and owns nothing in) is left alone, even
+    # one its host's writer could not parse; it does not stop the install.
+    scope = scopes.project(tmp_path)
+    for name in ("vscode", "codex"):
+        path = registry.get(name).mcp.path  # type: ignore[union-attr]
+        (tmp_path / path).parent.mkdir(parents=True)
+        (tmp_path / path).write_text("not a config {")
+        before, after, now = merge_config(scope, Owned(), path, writer(name), {}, False)
+        assert before == after == "not a config {" and now == {}
+    assert merge_config(scope, Owned(), "absent.toml", writer("codex"), {}, False) == (
+        None,
+        None,
+        {},
+    )
 
 
 def test_the_jsonc_parser_is_as_strict_as_json_where_the_file_is_json() -> None:

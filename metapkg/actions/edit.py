@@ -6,7 +6,7 @@ previous bytes, so a bad origin never leaves the manifest half-changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,16 +48,19 @@ def init(project: Path) -> tuple[list[str], tuple[str, ...]]:
         existing = ""
     found = detect(project)
     targets = found or manifest.DEFAULT_TARGETS
-    starter = manifest.STARTER.replace(
-        "targets: [agents, claude]", f"targets: [{', '.join(targets)}]", 1
-    )
-    write_atomic(path, starter)
+    write_atomic(path, starter(targets))
     written = [manifest.FILENAME]
     new = add_block(existing)
     if new is not None:
         write_atomic(gitignore, new)
         written.append(".gitignore")
     return written, found
+
+
+def starter(targets: Sequence[str]) -> str:
+    """The starter metapkg.yaml with ``targets`` in place of the default ones."""
+    line = f"targets: [{', '.join(targets)}]"
+    return manifest.STARTER.replace("targets: [agents, claude]", line, 1)
 
 
 @contextmanager

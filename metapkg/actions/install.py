@@ -160,27 +160,24 @@ def _update_gitignore(project: Path, applied: Applied) -> None:
 
 
 def _only_ours(path: Path, applied: Applied, config: str) -> bool:
+    """The config file holds metapkg's servers and nothing else: a JSON document whose
+    only top-level key holds the servers (no user settings, no comments, no other
+    servers). Read once: the entries and the settings come from the same text."""
+    import json
+
     from metapkg.provision.plan import writer_for
+    from metapkg.textio import read_utf8
 
     writer = writer_for(config)
     if writer is None or not path.is_file():
         return False
     try:
-        from metapkg.textio import read_utf8
-
-        present = writer.entries(read_utf8(path, "mcp-json", config))
+        text = read_utf8(path, "mcp-json", config)
+        present = writer.entries(text)
+        document = json.loads(text)
     except Exception:
         return False
-    return set(present) == set(applied.owned.servers_in(config)) and _no_other_settings(path)
-
-
-def _no_other_settings(path: Path) -> bool:
-    """A JSON config whose only top-level key holds the servers (no user settings)."""
-    import json
-
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    if set(present) != set(applied.owned.servers_in(config)):
         return False
     return isinstance(document, dict) and len(document) <= 1
 
@@ -233,13 +230,13 @@ def check_frozen(resolution: Resolution) -> None:
 
 def stale_reasons(resolution: Resolution) -> list[Diagnostic]:
     """Why the lock on disk is not what the manifest and the packages give now."""
+    from metapkg.actions.prechecks import STALE_HINT, stale
     from metapkg.diff.compare import compare
     from metapkg.lock import format as lockfmt
 
     old, new = resolution.old_lock, resolution.lock
-    hint = "run `metapkg lock` (or `metapkg install`) and commit metapkg.lock"
     if old is None:
-        return [error("lock", lockfmt.FILENAME, f"there is no metapkg.lock yet; {hint}")]
+        return [error("lock", lockfmt.FILENAME, f"there is no metapkg.lock yet; {STALE_HINT}")]
     reasons: list[tuple[str, str]] = []  # (rule, why)
     for change in compare(old, new, moves=True):
         a, b = change.old, change.new
@@ -262,5 +259,4 @@ def stale_reasons(resolution: Resolution) -> list[Diagnostic]:
         reasons.append(("lock", "it says the same but not in the form metapkg writes (edited?)"))
     elif not reasons:
         reasons.append(("lock", "the manifest's requirements, targets or overrides changed"))
-    message = "metapkg.lock is out of date: {}; " + hint
-    return [error(rule, lockfmt.FILENAME, message.format(why)) for rule, why in reasons]
+    return [stale(rule, why) for rule, why in reasons]

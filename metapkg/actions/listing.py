@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +19,7 @@ class Listed:
     direct: bool  # named in metapkg.yaml (else pulled in by another package)
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "fqn": self.fqn,
-            "version": self.version,
-            "origin": self.origin,
-            "commit": self.commit,
-            "direct": self.direct,
-        }
+        return asdict(self)
 
 
 def listing(project: Path) -> list[Listed]:

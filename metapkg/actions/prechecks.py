@@ -74,8 +74,12 @@ def frozen_staleness(project: Path, manifest: Manifest, lock: lockfmt.Lockfile) 
     overrides = {(fqn, o.lock_text(project)) for fqn, o in manifest.overrides.items()}
     if overrides != {(o.fqn, o.origin) for o in lock.overrides}:
         why.append("the overrides in metapkg.yaml are not the lock's")
-    message = "metapkg.lock is out of date: {}; " + STALE_HINT
-    return [error("lock", lockfmt.FILENAME, message.format(reason)) for reason in why]
+    return [stale("lock", reason) for reason in why]
+
+
+def stale(rule: str, why: str) -> Diagnostic:
+    """metapkg.lock is out of date, and why (the message every stale-lock check gives)."""
+    return error(rule, lockfmt.FILENAME, f"metapkg.lock is out of date: {why}; {STALE_HINT}")
 
 
 def _requirements(project: Path, manifest: Manifest) -> set[tuple[str, str, str | None]]:

@@ -9,28 +9,15 @@ keep it and say so.
 
 from __future__ import annotations
 
-import os
-
-from metapkg.provision.apply import Applied, config_edits, merge_config
+from metapkg.provision.apply import Applied, config_edits, merge_config, needs_copy, unwanted
 from metapkg.provision.plan import Plan
 from metapkg.provision.scope import Scope
 from metapkg.provision.state import Owned
 
 
 def preview(scope: Scope, plan: Plan, owned: Owned, reinstall: bool = False) -> Applied:
-    copied = []
-    for placement in plan.placements:
-        before = owned.paths.get(placement.path)
-        same = (
-            before is not None
-            and before.integrity == placement.integrity
-            and before.written == placement.written
-            and os.path.lexists(scope.locate(placement.path))
-        )
-        if reinstall or not same:
-            copied.append(placement.path)
-    wanted = set(plan.paths)
-    gone = sorted(p for p in owned.paths if p not in wanted and os.path.lexists(scope.locate(p)))
+    copied = [p.path for p in plan.placements if needs_copy(scope, owned, p, reinstall)]
+    gone = unwanted(scope, plan, owned)
     return Applied(tuple(copied), tuple(gone), tuple(_configs(scope, plan, owned)), False, owned)
 
 

@@ -57,27 +57,31 @@ class Resolution:
 
 
 def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
-    path = project / lockfmt.FILENAME
+    text = _lock_text(project)
+    return (None, None) if text is None else (lockfmt.parse(text), text)
+
+
+def _lock_text(project: Path) -> str | None:
+    """metapkg.lock's text, None when there is none."""
     try:
-        text = lockfmt.read_text(path)
+        return lockfmt.read_text(project / lockfmt.FILENAME)
     except FileNotFoundError:
-        return None, None
+        return None
     except UnreadableFile as exc:  # the system said no: not damage, so never replaced
         raise LockError(exc.diagnostics) from None
     except MetapkgError as exc:  # not even text: as damaged as a lock gets
         raise lockfmt.UnreadableLock(exc.diagnostics) from None
-    return lockfmt.parse(text), text
 
 
 def conflicted(project: Path) -> bool:
     """Does metapkg.lock hold git merge-conflict markers?"""
-    try:
-        text = lockfmt.read_text(project / lockfmt.FILENAME)
-    except (FileNotFoundError, MetapkgError):
-        return False
-    from metapkg.lock.merge import has_conflicts  # not imported when there is no lock
+    from metapkg.lock.merge import has_conflicts
 
-    return has_conflicts(text)
+    try:
+        text = _lock_text(project)
+    except MetapkgError:
+        return False
+    return text is not None and has_conflicts(text)
 
 
 def _read_lock_or_replace(
@@ -85,12 +89,15 @@ def _read_lock_or_replace(
 ) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
     """Like read_lock, but a damaged lock reads as none (with a warning) unless frozen:
     install and lock are about to write a correct one. A lock with merge conflicts reads
-    as both sides merged (lock/merge.py), and says what was kept."""
-    if conflicted(project):
-        return _merged(project, frozen)
+    as both sides merged (lock/merge.py), and says what was kept. The file is read once."""
+    from metapkg.lock.merge import has_conflicts
+
     try:
-        lock, text = read_lock(project)
-        return lock, text, []
+        text = _lock_text(project)
+        if text is None:
+            return None, None, []
+        if not has_conflicts(text):
+            return lockfmt.parse(text), text, []
     except lockfmt.UnreadableLock as exc:
         if frozen:
             raise
@@ -99,10 +106,11 @@ def _read_lock_or_replace(
             for d in exc.diagnostics
         ]
         return None, "", notes
+    return _merged(text, frozen)
 
 
 def _merged(
-    project: Path, frozen: bool
+    text: str, frozen: bool
 ) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
     from metapkg.lock.merge import merge
 
@@ -113,7 +121,6 @@ def _merged(
             "metapkg.lock has merge conflicts, and --frozen installs only a clean lock; run "
             "`metapkg install` (which merges both sides) and commit metapkg.lock",
         )
-    text = lockfmt.read_text(project / lockfmt.FILENAME)
     try:
         merged = merge(text)
     except lockfmt.UnreadableLock as exc:

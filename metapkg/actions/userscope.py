@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from metapkg import manifest
+from metapkg.actions.edit import starter
 from metapkg.diagnostics import UsageError
 from metapkg.provision import scope as scopes
 from metapkg.textio import write_atomic
@@ -36,10 +37,7 @@ def manifest_folder(create: bool) -> tuple[Path, tuple[str, ...] | None]:
             "`metapkg add --global SOURCE` or `metapkg install --global`",
         )
     targets = scopes.detect_user_hosts(scope) or manifest.DEFAULT_TARGETS
-    rest = manifest.STARTER.split("\n", 1)[1]
-    starter = HEADER + rest.replace(
-        "targets: [agents, claude]", f"targets: [{', '.join(targets)}]", 1
-    )
+    text = HEADER + starter(targets).split("\n", 1)[1]  # the header replaces its first line
     scope.base.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, starter)
+    write_atomic(path, text)
     return scope.base, targets

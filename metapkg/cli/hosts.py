@@ -55,7 +55,7 @@ def hosts(project: Path) -> list[dict[str, Any]]:
             "found": name in found,
             "skills": host.skills,
             "agents": f"{host.agents}/<name>{host.agent_suffix}" if host.agents else None,
-            "mcp": host.mcp.file_in(project) if host.mcp else None,
+            "mcp": host.mcp.file_in(project.joinpath) if host.mcp else None,
             "notes": [*host.notes, *host.mcp_notes],
         }
         for name, host in HOSTS.items()

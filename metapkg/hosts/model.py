@@ -95,13 +95,11 @@ class McpTarget:
     def writer(self) -> ConfigWriter:
         return self.make(self.path)
 
-    def file_in(self, folder: Path) -> str:
-        """The config file this host reads in ``folder``: the first that exists, else the
-        default."""
-        return next((f for f in self.files if os.path.lexists(folder / f)), self.path)
-
-    def writer_in(self, folder: Path) -> ConfigWriter:
-        return self.make(self.file_in(folder))
+    def file_in(self, locate: Callable[[str], Path]) -> str:
+        """The config file this host reads: the first of ``files`` that exists where
+        ``locate`` puts it (``project.joinpath``, or a scope's ``locate`` for user-level
+        templates), else the default."""
+        return next((f for f in self.files if os.path.lexists(locate(f))), self.path)
 
 
 @dataclass(frozen=True)

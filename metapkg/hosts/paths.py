@@ -84,12 +84,7 @@ class Allowlist:
 # Files metapkg writes besides placements: the lock and every host's MCP config.
 PROJECT = Allowlist(HOSTS.values(), ("metapkg.lock",), LEGACY)
 USER = Allowlist(USER_HOSTS.values(), ("metapkg.lock",))
-HOST_PATH = PROJECT.pattern
 CONFIG_FILES = PROJECT.config_files
-HOST_FOLDERS = PROJECT.host_folders
-is_provisioned = PROJECT.is_provisioned
-is_writable = PROJECT.is_writable
-is_host_folder = PROJECT.is_host_folder
 
 
 def is_recorded(path: str) -> bool:

@@ -70,11 +70,6 @@ def agent_folders(hosts: Sequence[Host]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(h.agents for h in hosts if h.agents))
 
 
-def sharing(hosts: Sequence[Host], folder: str) -> tuple[str, ...]:
-    """The hosts that take their skills from ``folder`` (one copy for all of them)."""
-    return tuple(h.name for h in hosts if h.skills == folder)
-
-
 @dataclass(frozen=True)
 class DoubleLoad:
     host: str

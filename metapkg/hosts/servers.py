@@ -78,7 +78,6 @@ class Wanted:
     """A host's servers, ready for its config writer."""
 
     entries: dict[str, dict[str, Any]]  # config key -> entry in the host's shape
-    keys: dict[str, str]  # fqn -> config key
     warnings: tuple[Diagnostic, ...] = ()
 
 
@@ -92,7 +91,7 @@ def plan_servers(
     host's shape, keyed as the host names servers, placeholders substituted."""
     target = host.mcp
     if target is None:
-        return Wanted({}, {})
+        return Wanted({})
     chosen = placeholders.values_for(target, values, mode)
     key_of = keys.key_map(configs, target.keys, target.path)
     entries: dict[str, dict[str, Any]] = {}
@@ -101,16 +100,16 @@ def plan_servers(
         translated = host.server_entry(placeholders.substitute(configs[fqn], chosen))
         entries[key_of[fqn]] = translated.entry
         found.extend(warning("mcp-option", target.path, f"{fqn}: {w}") for w in translated.warnings)
-    return Wanted(entries, key_of, tuple(found))
+    return Wanted(entries, tuple(found))
 
 
-def stdio_fields(server: Server, cwd: bool = False, env_key: str = "env") -> dict[str, Any]:
+def stdio_fields(server: Server, cwd: bool = False) -> dict[str, Any]:
     """``command``, ``args``, ``env`` (and ``cwd`` where the host takes it), empty ones out."""
     fields: dict[str, Any] = {"command": server.command}
     if server.args:
         fields["args"] = list(server.args)
     if server.env:
-        fields[env_key] = dict(server.env)
+        fields["env"] = dict(server.env)
     if cwd and server.cwd is not None:
         fields["cwd"] = server.cwd
     return fields

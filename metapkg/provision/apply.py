@@ -43,10 +43,6 @@ class Applied:
     owned: Owned  # what metapkg owns now
     kept: tuple[str, ...] = ()  # owned paths no longer wanted but changed since: left alone
 
-    @property
-    def mcp_changed(self) -> bool:
-        return bool(self.configs_changed)
-
 
 def apply(
     scope: Scope,
@@ -63,10 +59,7 @@ def apply(
     try:
         tx = Transaction(scope)  # creates .metapkg/tx-*/stage: read-only, or a full disk
         copied = _stage_placements(scope, tx, plan, owned, reinstall)
-        wanted = set(plan.paths)
-        gone = sorted(
-            p for p in owned.paths if p not in wanted and os.path.lexists(scope.locate(p))
-        )
+        gone = unwanted(scope, plan, owned)
         mine = _still_ours(scope, owned, gone)
         removed = [p for p in gone if p in mine]
         for path in removed:
@@ -105,10 +98,7 @@ def _stage_placements(
     copied = []
     for done, placement in enumerate(plan.placements):
         events.emit(events.Provisioning(placement.path, done, len(plan.placements)))
-        before = owned.paths.get(placement.path)
-        unchanged = before is not None and before.integrity == placement.integrity
-        unchanged = unchanged and before is not None and before.written == placement.written
-        if unchanged and not reinstall and os.path.lexists(scope.locate(placement.path)):
+        if not needs_copy(scope, owned, placement, reinstall):
             continue
         if placement.source is not None:
             target = tx.staged_path(placement.path)
@@ -123,6 +113,24 @@ def _stage_placements(
                 (target / relative).write_bytes(data)
         copied.append(placement.path)
     return copied
+
+
+def needs_copy(scope: Scope, owned: Owned, placement: Placement, reinstall: bool) -> bool:
+    """Is ``placement`` written (again)? Not when metapkg wrote this very content there
+    and it is still there (``reinstall``: always)."""
+    before = owned.paths.get(placement.path)
+    same = (
+        before is not None
+        and before.integrity == placement.integrity
+        and before.written == placement.written
+    )
+    return reinstall or not same or not os.path.lexists(scope.locate(placement.path))
+
+
+def unwanted(scope: Scope, plan: Plan, owned: Owned) -> list[str]:
+    """The owned paths still there that the plan no longer wants, sorted."""
+    wanted = set(plan.paths)
+    return sorted(p for p in owned.paths if p not in wanted and os.path.lexists(scope.locate(p)))
 
 
 def config_edits(
@@ -150,9 +158,13 @@ def merge_config(
     repair: bool,
 ) -> tuple[str | None, str | None, dict[str, str]]:
     """(text before, text after, entries owned after): a config file metapkg did not
-    create is kept even when it ends up empty."""
+    create is kept even when it ends up empty. One it has nothing to write into or remove
+    from is not parsed at all (a skills-only project targeting Codex never imports a TOML
+    library, and a config of the user's the host's writer cannot read stops nothing)."""
     file = scope.locate(path)
     existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
+    if not entries and not owned.servers_in(path):
+        return existing, existing, {}
     keep = existing is not None and path not in owned.created
     text, now = writer.merge(existing, owned.servers_in(path), entries, repair, keep)
     return existing, text, now
@@ -229,11 +241,9 @@ def _link_error(path: str, link: str) -> Diagnostic:
     )
 
 
-def _still_ours(scope: Scope, owned: Owned, paths: Iterable[str] | None = None) -> set[str]:
-    """The owned paths (of ``paths``, default all) that still hold exactly what metapkg
-    wrote there."""
-    chosen = owned.paths if paths is None else paths
-    return {path for path in chosen if _holds(scope.locate(path), owned.paths[path].written)}
+def _still_ours(scope: Scope, owned: Owned, paths: Iterable[str]) -> set[str]:
+    """The owned ``paths`` that still hold exactly what metapkg wrote there."""
+    return {path for path in paths if _holds(scope.locate(path), owned.paths[path].written)}
 
 
 def _holds(target: Path, written: str) -> bool:
@@ -258,8 +268,8 @@ def _refuse_collisions(scope: Scope, plan: Plan, owned: Owned, reinstall: bool) 
                 continue  # left as it is
             if reinstall or _holds(target, record.written):
                 continue
-        if _identical(target, placement):
-            continue
+        if _holds(target, placement.written):
+            continue  # already exactly what metapkg would write (.metapkg/ lost?): adopt it
         problems.append(
             error(
                 "name-collision",
@@ -271,8 +281,3 @@ def _refuse_collisions(scope: Scope, plan: Plan, owned: Owned, reinstall: bool) 
         )
     if problems:
         raise ProvisionError(problems)
-
-
-def _identical(existing: Path, placement: Placement) -> bool:
-    """Already exactly what metapkg would write (e.g. after .metapkg/ was lost): adopt it."""
-    return _holds(existing, placement.written)

@@ -13,7 +13,6 @@ user-level folders, and the paths are those folders' templates (``~/.claude/skil
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,7 +63,6 @@ class ConfigEdit:
     host: str
     writer: ConfigWriter = field(hash=False, compare=False)
     entries: Mapping[str, Mapping[str, Any]] = field(hash=False)  # key -> entry
-    keys: Mapping[str, str] = field(hash=False)  # fqn -> key
 
 
 @dataclass(frozen=True)
@@ -189,13 +187,12 @@ def _config_edits(
     for host in hosts:
         if host.mcp is None:
             continue
-        files = host.mcp.files  # the one the host reads: the first that exists
-        path = next((f for f in files if os.path.lexists(scope.locate(f))), host.mcp.path)
+        path = host.mcp.file_in(scope.locate)
         if path in edits:
             continue  # two hosts reading one file: the first one writes it
         wanted = servers.plan_servers(host, configs, values, mode)
         warnings.extend(wanted.warnings)
-        edits[path] = ConfigEdit(path, host.name, host.mcp.make(path), wanted.entries, wanted.keys)
+        edits[path] = ConfigEdit(path, host.name, host.mcp.make(path), wanted.entries)
     return list(edits.values())
 
 
@@ -203,15 +200,10 @@ def _nowhere(
     items: Sequence[Item], hosts: Sequence[Host], targets: Sequence[str], scope: Scope
 ) -> list[Diagnostic]:
     """Kinds of package the active hosts take nowhere (say so: they are locked, not lost)."""
-    takes = {
-        "skill": any(h.skills for h in hosts),
-        "agent": any(h.agents for h in hosts),
-        "mcp": any(h.mcp for h in hosts),
-    }
     found = []
     for kind in ("skill", "agent", "mcp"):
         labels = [i.package.label for i in items if i.package.kind == kind]
-        if labels and not takes[kind]:
+        if labels and not any(_takes(h, kind) for h in hosts):
             readers = [h.name for h in scope.hosts.values() if _takes(h, kind)]
             found.append(
                 warning(

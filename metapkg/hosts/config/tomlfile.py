@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from metapkg.diagnostics import ProvisionError
+from metapkg.diagnostics import MetapkgError, ProvisionError
 from metapkg.hosts import render
 from metapkg.hosts.config.ownership import decide
 
@@ -35,16 +35,13 @@ class TomlServers:
     def format(self) -> str:
         return "toml"
 
-    def _fail(self, message: str, line: int | None = None) -> ProvisionError:
-        return ProvisionError(
-            [
-                _error(
-                    self.path,
-                    f"{self.path}: {message}; fix it or move it away, then install again "
-                    f"(metapkg changed nothing)",
-                    line,
-                )
-            ]
+    def _fail(self, message: str, line: int | None = None) -> MetapkgError:
+        return ProvisionError.single(
+            "mcp-toml",
+            self.path,
+            f"{self.path}: {message}; fix it or move it away, then install again "
+            f"(metapkg changed nothing)",
+            line,
         )
 
     def read(self, text: str) -> tuple[TOMLDocument, dict[str, Any]]:
@@ -217,9 +214,3 @@ def _is_shell(text: str, table: str) -> bool:
         return False
     value = tomlkit.parse(text).unwrap()
     return not value or value == {table: {}}
-
-
-def _error(path: str, message: str, line: int | None) -> Any:
-    from metapkg.diagnostics import error
-
-    return error("mcp-toml", path, message, line)
