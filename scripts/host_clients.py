@@ -106,9 +106,9 @@ def write_project(project: Path, shared: Path) -> dict[str, list[str]]:
             print(f"  warning: {warning.render()}")
         target = project / host.mcp.path
         existing = target.read_text() if target.exists() else None
-        text, _ = host.mcp.writer.merge(existing, {}, wanted.entries)
+        merged, _ = host.mcp.writer.merge(existing, {}, wanted.entries)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text or "")
+        target.write_text(merged or "")
         written[name] = sorted(wanted.entries)
     return written
 
