@@ -8,23 +8,25 @@ an MCP arg could erase the alert line above it, a newline in an origin could for
 
 from __future__ import annotations
 
-# Characters that change how a terminal shows text rather than being shown: C0 controls
-# (ESC starts escape sequences, CR and BS overwrite, LF forges new lines), DEL, C1
-# controls, and the invisible or reordering format characters (bidi overrides,
-# zero-width characters) that make text read differently than it is.
-_INVISIBLE = frozenset(
-    [
-        *range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), 0x00AD, 0x061C, 0x180E,
-        *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0xFEFF,
-    ]
-)  # fmt: skip
+# Unicode categories of characters that change how text is shown rather than being shown:
+# control characters (Cc: ESC starts escape sequences, CR and BS overwrite, LF forges new
+# lines; C1 controls), format characters (Cf: bidi overrides, zero-width characters, soft
+# hyphen, BOM), surrogates, private-use and unassigned code points, and the line and
+# paragraph separators. One set for every medium: a diagnostic, a diff and a graph label
+# show a name the same way.
+HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
-def printable(text: str) -> str:
-    """``text`` with every control or invisible character shown as an escape (``\\x1b``)."""
-    if text.isprintable():  # the common case, and a fast one
+def printable(text: str, short: bool = True) -> str:
+    """``text`` with every HIDDEN character shown as an escape: ``\\n``, ``\\x1b``, ``\\u202e``;
+    with ``short=False`` always ``\\uXXXX`` (for Mermaid, which draws ``\\n`` as a line
+    break)."""
+    if text.isprintable():  # the common case, and a fast one (False for every HIDDEN char)
         return text
-    return "".join(_escape(char) if ord(char) in _INVISIBLE else char for char in text)
+    from unicodedata import category
+
+    spell = _escape if short else _long_escape
+    return "".join(spell(char) if category(char) in HIDDEN else char for char in text)
 
 
 def _escape(char: str) -> str:
@@ -35,5 +37,5 @@ def _escape(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def has_invisible(text: str) -> bool:
-    return not text.isprintable() and any(ord(char) in _INVISIBLE for char in text)
+def _long_escape(char: str) -> str:
+    return f"\\u{ord(char):04x}"

@@ -15,16 +15,19 @@ from __future__ import annotations
 import html
 import json
 import re
-import unicodedata
 from typing import Any
 
-_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+from metapkg.untrusted import printable
+
 _MERMAID_SAFE = re.compile(r"[A-Za-z0-9 ._/@+:·→-]")  # · and →: what labels join parts with
 _DOT_SPECIAL = {"\\": "\\\\", '"': '\\"', "&": "&amp;"}
 
 
 def visible(text: str) -> str:
-    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in _HIDDEN else c for c in text)
+    """``text`` with every character that would not show, or would reorder it, written as
+    an escape: the characters diagnostics and diffs escape (untrusted.printable), always
+    spelled ``\\uXXXX`` here, since Mermaid draws a ``\\n`` as a line break."""
+    return printable(text, short=False)
 
 
 def mermaid(text: str) -> str:
