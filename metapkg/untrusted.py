@@ -33,7 +33,3 @@ def _escape(char: str) -> str:
     if named:
         return named
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def has_invisible(text: str) -> bool:
-    return not text.isprintable() and any(ord(char) in _INVISIBLE for char in text)
