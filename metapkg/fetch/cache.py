@@ -74,6 +74,10 @@ class Cache:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or cache_root()
         self._records: dict[tuple[str, str], Record] = {}
+        # Trees found or made published this run: every package of a repository asks
+        # (twice: is it at hand, then fetch), and nothing unpublishes a tree while this
+        # process holds the shared lock, except its own discard_tree.
+        self._published: set[tuple[str, str]] = set()
 
     def _use(self) -> None:
         """Every use of the cache happens under its shared lock (see cachelock.py)."""
@@ -94,9 +98,14 @@ class Cache:
 
     def has_tree(self, repo: str, commit: str) -> bool:
         """A published tree is there (a real folder beside its record)."""
+        if (repo, commit) in self._published:
+            return True
         self._use()
         tree = self.tree(repo, commit)
-        return tree.is_dir() and not tree.is_symlink() and self._record_path(repo, commit).is_file()
+        if tree.is_dir() and not tree.is_symlink() and self._record_path(repo, commit).is_file():
+            self._published.add((repo, commit))
+            return True
+        return False
 
     def record(self, repo: str, commit: str) -> Record:
         """The tree's record (read once per run); DamagedEntry when it is missing or wrong."""
@@ -150,6 +159,7 @@ class Cache:
                 if not final.is_dir():  # another process won the race: keep theirs
                     raise
             self._records[(repo, commit)] = record
+            self._published.add((repo, commit))
         finally:
             if staging.exists():
                 shutil.rmtree(staging, onerror=_make_writable_and_retry)
@@ -159,6 +169,7 @@ class Cache:
         """Move a damaged tree out of the way (then delete it), so it is fetched again."""
         self._use()
         self._records.pop((repo, commit), None)
+        self._published.discard((repo, commit))
         tree = self.tree(repo, commit)
         self._record_path(repo, commit).unlink(missing_ok=True)
         self._record_path(repo, commit).with_name(f"{commit}.seal.json").unlink(missing_ok=True)
@@ -254,6 +265,7 @@ class Cache:
         finally:
             handle.close()
         self._records.clear()
+        self._published.clear()
         return size
 
     def _paths(self, repo: str, commit: str | None) -> list[Path]:
