@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import stat
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +33,7 @@ from pathlib import Path
 from metapkg import jsonsafe, settings
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch import cachelock
+from metapkg.integrity import TreeError, walk
 from metapkg.safefile import read_regular
 from metapkg.textio import write_atomic
 
@@ -293,18 +293,13 @@ class Cache:
 
 def check_published(folder: Path, record: Mapping[str, tuple[int, bool, str]]) -> None:
     """The folder holds exactly the record's files, with their sizes and exec bits."""
-    found: dict[str, tuple[int, bool]] = {}
-    pending = [(folder, "")]
-    while pending:
-        current, prefix = pending.pop()
-        for entry in os.scandir(current):
-            info = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(info.st_mode):
-                pending.append((Path(entry.path), f"{prefix}{entry.name}/"))
-            elif stat.S_ISREG(info.st_mode):
-                found[prefix + entry.name] = (info.st_size, bool(info.st_mode & 0o111))
-            else:
-                raise DamagedEntry(f"{prefix}{entry.name} is not a regular file")
+    try:
+        found = {
+            relative: (info.st_size, bool(info.st_mode & 0o111))
+            for relative, _, info in walk(str(folder), max_depth=None)
+        }
+    except TreeError as exc:
+        raise DamagedEntry(str(exc)) from None
     expected = {
         path: (size, executable)
         for path, (size, executable, _) in record.items()
