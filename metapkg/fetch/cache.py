@@ -208,7 +208,7 @@ class Cache:
         path = self.root / "refs" / f"{repo}.json"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, _json_text(known), durable=False)
+            write_atomic(path, jsonsafe.compact(known), durable=False)
         except OSError:
             return
 
@@ -316,13 +316,7 @@ def _record_text(record: Record) -> str:
     files = {
         path: [size, executable, digest] for path, (size, executable, digest) in record.items()
     }
-    return _json_text({"version": RECORD_VERSION, "files": files})
-
-
-def _json_text(data: object) -> str:
-    import json
-
-    return json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
+    return jsonsafe.compact({"version": RECORD_VERSION, "files": files})
 
 
 def _size(root: Path) -> int:

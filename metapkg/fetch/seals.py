@@ -100,7 +100,7 @@ class Seals:
                 path: {"integrity": integrity, "files": {k: list(v) for k, v in files.items()}}
                 for path, (integrity, files) in self._trees[(repo, commit)].items()
             }
-            text = _json({"version": SEAL_VERSION, "packages": packages})
+            text = jsonsafe.compact({"version": SEAL_VERSION, "packages": packages})
             try:
                 write_atomic(self._path(repo, commit), text, durable=False)
             except OSError:
@@ -127,9 +127,3 @@ def _read(path: Path) -> dict[str, tuple[str, Snapshot]]:
         return found
     except (OSError, UnicodeDecodeError, jsonsafe.JsonProblem, KeyError, TypeError, ValueError):
         return {}
-
-
-def _json(data: object) -> str:
-    import json
-
-    return json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
