@@ -48,10 +48,6 @@ def warning(rule: str, path: str, message: str, line: int | None = None) -> Diag
     return Diagnostic("warning", rule, path, line, message)
 
 
-def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
-    return any(d.severity == "error" for d in diagnostics)
-
-
 class MetapkgError(Exception):
     """Base of every error metapkg raises on purpose; exit code 1 unless a subclass says."""
 

@@ -45,7 +45,10 @@ def tree_files(root: Path, sealed: bool = False) -> list[tuple[str, Path, bool]]
         return [(root.name, root, bool(st.st_mode & 0o111))]
     if not stat.S_ISDIR(st.st_mode):
         raise TreeError(f"{root} is not a regular file or folder")
-    files = list(_walk(root, "", sealed))
+    files = []
+    for relative, path, st in walk(str(root)):
+        _check_seal(path, st, sealed)
+        files.append((relative, Path(path), bool(st.st_mode & 0o111)))
     files.sort(key=lambda item: item[0].encode("utf-8"))
     return files
 
@@ -55,13 +58,15 @@ def _check_seal(path: Path | str, st: os.stat_result, sealed: bool) -> None:
         raise ModifiedInCache(f"{path} was modified after it was downloaded")
 
 
-def _walk(root: Path, prefix: str, sealed: bool) -> Iterator[tuple[str, Path, bool]]:
-    """Every file under ``root``; iterative, so depth costs no recursion, and bounded."""
-    pending = [(str(root), prefix, 0)]
+def walk(root: str, max_depth: int | None = MAX_DEPTH) -> Iterator[tuple[str, str, os.stat_result]]:
+    """(relative path, path, lstat) of every regular file under the folder ``root``,
+    unordered; iterative, so depth costs no recursion. TreeError for a link, anything
+    else that is neither folder nor regular file, or folders nested past ``max_depth``."""
+    pending = [(root, "", 0)]
     while pending:
         folder, folder_prefix, depth = pending.pop()
-        if depth > MAX_DEPTH:
-            raise TreeError(f"{folder} is nested more than {MAX_DEPTH} folders deep")
+        if max_depth is not None and depth > max_depth:
+            raise TreeError(f"{folder} is nested more than {max_depth} folders deep")
         with os.scandir(folder) as entries:
             for entry in entries:
                 relative = folder_prefix + entry.name
@@ -69,8 +74,7 @@ def _walk(root: Path, prefix: str, sealed: bool) -> Iterator[tuple[str, Path, bo
                 if stat.S_ISDIR(st.st_mode):
                     pending.append((entry.path, relative + "/", depth + 1))
                 elif stat.S_ISREG(st.st_mode):
-                    _check_seal(entry.path, st, sealed)
-                    yield relative, Path(entry.path), bool(st.st_mode & 0o111)
+                    yield relative, entry.path, st
                 elif stat.S_ISLNK(st.st_mode):
                     raise TreeError(
                         f"{entry.path} is a symbolic link; packages may not contain links"

@@ -63,6 +63,12 @@ def loads(text: str) -> Any:
     return value
 
 
+def compact(data: object) -> str:
+    """``data`` as one line of JSON with sorted keys: files metapkg writes for itself
+    (the download cache's records, refs and seals), the same bytes for the same data."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
+
+
 def check_depth(value: Any) -> None:
     """Raise JsonProblem if ``value`` nests collections deeper than MAX_DEPTH (iteratively:
     the checker itself must not recurse)."""

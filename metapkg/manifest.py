@@ -20,7 +20,7 @@ from metapkg.origins import Origin, OriginSyntaxError, parse_origin, split_range
 from metapkg.packages.models import PLURAL, Dependency, Kind
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
 from metapkg.provision.linkmode import LINK_MODES
-from metapkg.textio import read_utf8, write_atomic
+from metapkg.textio import read_utf8
 
 FILENAME = "metapkg.yaml"
 
@@ -247,15 +247,6 @@ def _round_trip() -> Any:
     return yaml
 
 
-def edit_add(path: Path, kind: Kind, origin_text: str) -> bool:
-    """Append an origin under dependencies.<kind>s unless an equal one is there already."""
-    text = with_added(read_utf8(path, "manifest"), path, kind, origin_text)
-    if text is None:
-        return False
-    write_atomic(path, text)
-    return True
-
-
 def with_added(text: str, path: Path, kind: Kind, origin_text: str) -> str | None:
     """``text`` (metapkg.yaml at ``path``) with the origin added; None when already there."""
     parse(text, path)  # a manifest that does not even read gets a clear error, not an edit
@@ -285,14 +276,6 @@ def with_added(text: str, path: Path, kind: Kind, origin_text: str) -> str | Non
         group.fa.set_block_style()
     group.append(origin_text)
     return _dumped(yaml, document)
-
-
-def edit_remove(path: Path, origins: list[Origin]) -> int:
-    """Remove every dependency whose origin is one of ``origins``; return how many."""
-    text, removed = with_removed(read_utf8(path, "manifest"), path, origins)
-    if removed:
-        write_atomic(path, text)
-    return removed
 
 
 def with_removed(text: str, path: Path, origins: list[Origin]) -> tuple[str, int]:

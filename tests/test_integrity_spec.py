@@ -61,3 +61,20 @@ def test_links_are_refused(tmp_path: Path) -> None:
     (tmp_path / "link").symlink_to(tmp_path / "real")
     with pytest.raises(TreeError, match="symbolic link"):
         tree_hash(tmp_path)
+
+
+def test_the_cache_checks_refuse_what_integrity_refuses(tmp_path: Path) -> None:
+    """The seal snapshot and the published-tree check walk trees the way the hash does
+    (integrity.walk): a link deep inside is no tree to remember or to publish."""
+    from metapkg.fetch.cache import DamagedEntry, check_published
+    from metapkg.fetch.seals import snapshot
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "real").write_text("x")
+    record = {"sub/real": (1, False, "")}
+    check_published(tmp_path, record)
+    assert set(snapshot(tmp_path) or ()) == {"sub/real"}
+    (tmp_path / "sub" / "link").symlink_to(tmp_path / "sub" / "real")
+    assert snapshot(tmp_path) is None
+    with pytest.raises(DamagedEntry):
+        check_published(tmp_path, record)

@@ -89,3 +89,28 @@ def test_sides_and_a_pin_both_branches_moved() -> None:
     # both moved it: ours, and the note says so
     both = merge(text)
     assert both.lock.pins[0].commit == "a" * 40 and "both branches moved it" in both.notes[0]
+
+
+def test_a_pin_is_compared_with_the_base_pin_of_its_own_host() -> None:
+    """The base pins acme/tools@main on two hosts; only the other branch moved the
+    git.example.com one, so the merge takes it (not 'both moved it': the github.com pin
+    of the same repo and ref is another pin)."""
+
+    def lock(example_commit: str) -> str:
+        pins = "".join(
+            f"  - host: {host}\n    repo: acme/tools\n    ref: main\n    commit: {commit}\n"
+            for host, commit in (("github.com", "d" * 40), ("git.example.com", example_commit))
+        )
+        return (
+            "lock-version: 2\n\ntargets:\n  - claude\n\nrequires: []\n\noverrides: []\n\n"
+            f"pins:\n{pins}\npackages: []\n\nprovisioned:\n  paths: []\n  mcp-servers: {{}}\n"
+        )
+
+    text = (
+        f"<<<<<<< HEAD\n{lock('a' * 40)}||||||| base\n{lock('a' * 40)}"
+        f"=======\n{lock('c' * 40)}>>>>>>> other\n"
+    )
+    merged = merge(text)
+    commits = {pin.host: pin.commit for pin in merged.lock.pins}
+    assert commits == {"git.example.com": "c" * 40, "github.com": "d" * 40}
+    assert not any("both branches moved it" in note for note in merged.notes)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import stat
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +33,7 @@ from pathlib import Path
 from metapkg import jsonsafe, settings
 from metapkg.diagnostics import FetchError, error
 from metapkg.fetch import cachelock
+from metapkg.integrity import TreeError, walk
 from metapkg.safefile import read_regular
 from metapkg.textio import write_atomic
 
@@ -74,6 +74,10 @@ class Cache:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or cache_root()
         self._records: dict[tuple[str, str], Record] = {}
+        # Trees found or made published this run: every package of a repository asks
+        # (twice: is it at hand, then fetch), and nothing unpublishes a tree while this
+        # process holds the shared lock, except its own discard_tree.
+        self._published: set[tuple[str, str]] = set()
 
     def _use(self) -> None:
         """Every use of the cache happens under its shared lock (see cachelock.py)."""
@@ -94,9 +98,14 @@ class Cache:
 
     def has_tree(self, repo: str, commit: str) -> bool:
         """A published tree is there (a real folder beside its record)."""
+        if (repo, commit) in self._published:
+            return True
         self._use()
         tree = self.tree(repo, commit)
-        return tree.is_dir() and not tree.is_symlink() and self._record_path(repo, commit).is_file()
+        if tree.is_dir() and not tree.is_symlink() and self._record_path(repo, commit).is_file():
+            self._published.add((repo, commit))
+            return True
+        return False
 
     def record(self, repo: str, commit: str) -> Record:
         """The tree's record (read once per run); DamagedEntry when it is missing or wrong."""
@@ -150,6 +159,7 @@ class Cache:
                 if not final.is_dir():  # another process won the race: keep theirs
                     raise
             self._records[(repo, commit)] = record
+            self._published.add((repo, commit))
         finally:
             if staging.exists():
                 shutil.rmtree(staging, onerror=_make_writable_and_retry)
@@ -159,6 +169,7 @@ class Cache:
         """Move a damaged tree out of the way (then delete it), so it is fetched again."""
         self._use()
         self._records.pop((repo, commit), None)
+        self._published.discard((repo, commit))
         tree = self.tree(repo, commit)
         self._record_path(repo, commit).unlink(missing_ok=True)
         self._record_path(repo, commit).with_name(f"{commit}.seal.json").unlink(missing_ok=True)
@@ -197,7 +208,7 @@ class Cache:
         path = self.root / "refs" / f"{repo}.json"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, _json_text(known), durable=False)
+            write_atomic(path, jsonsafe.compact(known), durable=False)
         except OSError:
             return
 
@@ -254,6 +265,7 @@ class Cache:
         finally:
             handle.close()
         self._records.clear()
+        self._published.clear()
         return size
 
     def _paths(self, repo: str, commit: str | None) -> list[Path]:
@@ -281,18 +293,13 @@ class Cache:
 
 def check_published(folder: Path, record: Mapping[str, tuple[int, bool, str]]) -> None:
     """The folder holds exactly the record's files, with their sizes and exec bits."""
-    found: dict[str, tuple[int, bool]] = {}
-    pending = [(folder, "")]
-    while pending:
-        current, prefix = pending.pop()
-        for entry in os.scandir(current):
-            info = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(info.st_mode):
-                pending.append((Path(entry.path), f"{prefix}{entry.name}/"))
-            elif stat.S_ISREG(info.st_mode):
-                found[prefix + entry.name] = (info.st_size, bool(info.st_mode & 0o111))
-            else:
-                raise DamagedEntry(f"{prefix}{entry.name} is not a regular file")
+    try:
+        found = {
+            relative: (info.st_size, bool(info.st_mode & 0o111))
+            for relative, _, info in walk(str(folder), max_depth=None)
+        }
+    except TreeError as exc:
+        raise DamagedEntry(str(exc)) from None
     expected = {
         path: (size, executable)
         for path, (size, executable, _) in record.items()
@@ -309,13 +316,7 @@ def _record_text(record: Record) -> str:
     files = {
         path: [size, executable, digest] for path, (size, executable, digest) in record.items()
     }
-    return _json_text({"version": RECORD_VERSION, "files": files})
-
-
-def _json_text(data: object) -> str:
-    import json
-
-    return json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
+    return jsonsafe.compact({"version": RECORD_VERSION, "files": files})
 
 
 def _size(root: Path) -> int:

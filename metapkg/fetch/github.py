@@ -53,7 +53,6 @@ from metapkg.fetch.tags import package_tags
 from metapkg.fetch.webhost import usable_reply, web_host
 from metapkg.origins import GitHubOrigin, Origin
 
-DEFAULT_API = "https://api.github.com"
 SHA_MEDIA_TYPE = "application/vnd.github.sha"
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 
@@ -61,16 +60,12 @@ if TYPE_CHECKING:
     from metapkg.fetch.http import Http
 
 
-def api_url() -> str:
-    return settings.github_api_url()
-
-
 class GitHubSource:
     def __init__(self, options: FetchOptions, cache: Cache | None = None) -> None:
         self.options = options
         self.cache = cache or Cache()
         self.renames = Renames()  # repositories GitHub redirected to a new name
-        self.api = api_url()
+        self.api = settings.github_api_url()
         self.pins = {
             (p.repo, p.ref): p.commit
             for p in options.pins
@@ -300,10 +295,6 @@ class GitHubSource:
         with self._used_lock:  # remembered for --offline, like refs asked of the API
             self._resolved.setdefault(repo, {}).update(tags)
         return advertised
-
-    def tags(self, repo: str) -> list[str]:
-        """Every tag name of a repository (all pages), once per run."""
-        return list(self.tag_commits(repo))
 
     def tag_commits(self, repo: str) -> dict[str, str]:
         """Every tag of a repository with its commit (annotated tags peeled), once per run:

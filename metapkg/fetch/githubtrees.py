@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -225,12 +226,14 @@ class Trees:
 
     def _hash(self, repo: str, key: str, path: str) -> str | None:
         record = self.cache.record(repo, key)
-        package = self.cache.tree(repo, key) / path if path else self.cache.tree(repo, key)
-        if os.path.islink(package) or not (package.is_dir() or package.is_file()):
+        tree = self.cache.tree(repo, key)
+        package = tree / path if path else tree
+        mode = _lmode(package)
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):  # gone, a link, a device
             if _extracted_at(record, path):  # the record says it was written: damaged
                 raise DamagedEntry(f"{path or 'the tree'} is gone or is now a link")
             return None
-        if package.is_file():
+        if stat.S_ISREG(mode):
             expected = {package.name: record[path]} if path in record else {}
         else:
             prefix = f"{path}/" if path else ""
@@ -261,6 +264,14 @@ class Trees:
             raise DamagedEntry(str(exc)) from None
         self.seals.remember(repo, key, path, integrity, taken)
         return integrity
+
+
+def _lmode(path: Path) -> int:
+    """The mode of ``path`` itself (a link is not followed); 0 when there is nothing."""
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return 0
 
 
 def _extracted_at(record: Mapping[str, tuple[int, bool, str]], path: str) -> bool:

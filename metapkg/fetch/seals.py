@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 
 from metapkg import jsonsafe
-from metapkg.integrity import MAX_DEPTH
+from metapkg.integrity import TreeError, walk
 from metapkg.safefile import read_regular
 from metapkg.textio import write_atomic
 
@@ -42,23 +42,8 @@ def snapshot(package: Path) -> Snapshot | None:
             return {package.name: _stats(st)}
         if not stat.S_ISDIR(st.st_mode):
             return None
-        found: Snapshot = {}
-        pending = [(str(package), "", 0)]
-        while pending:
-            folder, prefix, depth = pending.pop()
-            if depth > MAX_DEPTH:
-                return None
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    info = entry.stat(follow_symlinks=False)
-                    if stat.S_ISDIR(info.st_mode):
-                        pending.append((entry.path, f"{prefix}{entry.name}/", depth + 1))
-                    elif stat.S_ISREG(info.st_mode):
-                        found[prefix + entry.name] = _stats(info)
-                    else:
-                        return None
-        return found
-    except OSError:
+        return {relative: _stats(info) for relative, _, info in walk(str(package))}
+    except (OSError, TreeError):
         return None
 
 
@@ -115,7 +100,7 @@ class Seals:
                 path: {"integrity": integrity, "files": {k: list(v) for k, v in files.items()}}
                 for path, (integrity, files) in self._trees[(repo, commit)].items()
             }
-            text = _json({"version": SEAL_VERSION, "packages": packages})
+            text = jsonsafe.compact({"version": SEAL_VERSION, "packages": packages})
             try:
                 write_atomic(self._path(repo, commit), text, durable=False)
             except OSError:
@@ -142,9 +127,3 @@ def _read(path: Path) -> dict[str, tuple[str, Snapshot]]:
         return found
     except (OSError, UnicodeDecodeError, jsonsafe.JsonProblem, KeyError, TypeError, ValueError):
         return {}
-
-
-def _json(data: object) -> str:
-    import json
-
-    return json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n"

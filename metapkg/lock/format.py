@@ -28,7 +28,6 @@ HEADER = (
     "# Pins every package of the graph to exact content; commit it and review changes\n"
     "# with `metapkg diff`. Format: lockfile-spec.md (lock-version 2).\n"
 )
-_KIND_ORDER = KIND_ORDER
 _HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _REPO = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9._-]+$")
@@ -99,27 +98,15 @@ class Lockfile:
     # MCP config file -> the server keys installing this lock writes there
     mcp_servers: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
-    def package(self, kind: Kind, fqn: str) -> LockedPackage | None:
-        for package in self.packages:
-            if package.kind == kind and package.fqn == fqn:
-                return package
-        return None
-
-    def pin_for(self, repo: str, ref: str) -> str | None:
-        for pin in self.pins:
-            if pin.repo == repo and pin.ref == ref:
-                return pin.commit
-        return None
-
 
 def normalized(lock: Lockfile) -> Lockfile:
     """The same lock with every list in canonical order (what the writer emits)."""
     return Lockfile(
         targets=lock.targets,
-        requires=tuple(sorted(lock.requires, key=lambda r: (_KIND_ORDER[r.kind], r.fqn, r.origin))),
+        requires=tuple(sorted(lock.requires, key=lambda r: (KIND_ORDER[r.kind], r.fqn, r.origin))),
         overrides=tuple(sorted(lock.overrides, key=lambda o: o.fqn)),
         pins=tuple(sorted(set(lock.pins), key=lambda p: (p.host, p.repo, p.ref))),
-        packages=tuple(sorted(lock.packages, key=lambda p: (_KIND_ORDER[p.kind], p.fqn))),
+        packages=tuple(sorted(lock.packages, key=lambda p: (KIND_ORDER[p.kind], p.fqn))),
         provisioned=tuple(sorted(set(lock.provisioned))),
         mcp_servers={
             path: tuple(sorted(set(keys))) for path, keys in sorted(lock.mcp_servers.items())

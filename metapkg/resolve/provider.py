@@ -33,7 +33,6 @@ class Requirement:
     dependency: Dependency
     integrity: str  # of the content the dependency's preferred candidate holds
     place: Place | None  # where that candidate lives (ranges choose among its versions)
-    parent: Key | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -169,15 +168,8 @@ class Provider:
         return requirement.integrity == candidate.integrity
 
     def get_dependencies(self, candidate: Candidate) -> list[Requirement]:
-        return [self.requirement(d, candidate.key) for d in candidate.node.package.dependencies]
+        return [self.requirement(d) for d in candidate.node.package.dependencies]
 
-    def requirement(self, dependency: Dependency, parent: Key | None = None) -> Requirement:
+    def requirement(self, dependency: Dependency) -> Requirement:
         node = self.discovery.preferred_node(dependency)
-        return Requirement(node.package_key, dependency, node.integrity, node.fetched.place, parent)
-
-    def pool(self, identifier: Key, requirements: Iterable[Requirement]) -> list[Candidate]:
-        """Every candidate for an identity that satisfies all of ``requirements``."""
-        wanted = list(requirements)
-        return list(
-            self.find_matches(identifier, {identifier: iter(wanted)}, {identifier: iter(())})()
-        )
+        return Requirement(node.package_key, dependency, node.integrity, node.fetched.place)
