@@ -45,7 +45,6 @@ def install(
     frozen: bool = False,
     offline: bool = False,
     workers: int = 16,
-    progress: Callable[[int, int], None] | None = None,
     unpin: Callable[[lockfmt.Lockfile], frozenset[tuple[str, str]]] | None = None,
     reinstall: bool = False,
     fresh: frozenset[str] | None = None,
@@ -53,6 +52,7 @@ def install(
     dry_run: bool = False,
     manifest: Manifest | None = None,
     scope: Scope | None = None,
+    checked: bool = False,
 ) -> InstallReport:
     """Resolve (reusing the lock's pins), fetch, write the lock, provision.
 
@@ -65,12 +65,14 @@ def install(
     (no lock, no files, no state); ``manifest`` stands in for metapkg.yaml (`add
     --dry-run` resolves an edit it does not write). ``scope``: where to provision (default:
     the project; provision/scope.user() for ``--global``, whose manifest, lock and state
-    are in ``project``, the user-scope folder).
+    are in ``project``, the user-scope folder). ``checked``: the caller has just swept
+    the project and found it not up to date (cli/install.py, before importing this).
     """
-    orphans.sweep_project(project)
     values = placeholder_values(project) if scope is None else scope.values()
     asked = unpin is not None or reinstall or manifest is not None or scope is not None
-    if not asked and up_to_date(str(project), __version__, values):
+    if not checked:
+        orphans.sweep_project(project)
+    if not (asked or checked) and up_to_date(str(project), __version__, values):
         return InstallReport(up_to_date=True, dry_run=dry_run)
     from metapkg.actions.resolution import read_lock, resolve_project
     from metapkg.fetch.sources import FetchOptions
@@ -87,7 +89,7 @@ def install(
             unpinned = unpin(current) if current is not None else frozenset()
         options = FetchOptions(offline=offline, frozen=frozen, workers=workers, unpinned=unpinned)
         resolution = resolve_project(
-            project, options, progress, fresh, link_mode=link_mode, manifest=manifest, scope=where
+            project, options, None, fresh, link_mode=link_mode, manifest=manifest, scope=where
         )
         if frozen:
             check_frozen(resolution)

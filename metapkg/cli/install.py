@@ -45,7 +45,8 @@ class InstallCommand(InstallingCommand):
         started = time.perf_counter()
         user_scope = args.user_scope
         # The common case, decided before importing the resolver, YAML or HTTP code.
-        if not (args.reinstall or args.link_mode or user_scope) and quick.settled(os.getcwd()):
+        checked = not (args.reinstall or args.link_mode or user_scope)
+        if checked and quick.settled(os.getcwd()):
             if args.json:
                 from metapkg.actions.install import InstallReport
 
@@ -58,7 +59,11 @@ class InstallCommand(InstallingCommand):
         self.report(
             args,
             lambda: self.install(
-                args, frozen=args.frozen, reinstall=args.reinstall, link_mode=args.link_mode
+                args,
+                frozen=args.frozen,
+                reinstall=args.reinstall,
+                link_mode=args.link_mode,
+                checked=checked,
             ),
         )
         return 0

@@ -114,8 +114,9 @@ def _run(command: BaseCommand, args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from metapkg.cli.quick import answer
+    from metapkg.cli.quick import answer, forget
 
+    forget()  # a run answers "up to date?" once; main is also called in-process
     argv = list(sys.argv[1:] if argv is None else argv)
     saved = os.getcwd()
     # Importing the install path creates ~100,000 objects and few of them ever become

@@ -45,13 +45,25 @@ def _noop_install(quiet: bool) -> int | None:
     return 0
 
 
-def settled(project: str) -> bool:
-    """Is ``project`` as the last install left it? (install asks too, on the parsed path.)"""
-    from metapkg import __version__, orphans
-    from metapkg.provision.uptodate import up_to_date
+_settled: dict[str, bool] = {}  # project -> the answer of this run (main clears it)
 
-    orphans.sweep_project(project)  # what a killed metapkg was writing: gone either way
-    return up_to_date(project, __version__)
+
+def settled(project: str) -> bool:
+    """Is ``project`` as the last install left it? Removes what a killed metapkg was
+    writing first. Answered once per run: a plain ``install`` asks before argparse, and
+    when the answer is no, the parsed install would ask again."""
+    if project not in _settled:
+        from metapkg import __version__, orphans
+        from metapkg.provision.uptodate import up_to_date
+
+        orphans.sweep_project(project)
+        _settled[project] = up_to_date(project, __version__)
+    return _settled[project]
+
+
+def forget() -> None:
+    """A new run (main is also called in-process, by tests)."""
+    _settled.clear()
 
 
 def find_project(start: str) -> str | None:
