@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.catalog import Catalog, Shape, flat_catalog, generate, manifest
-from bench.timing import run_with_usage, write_keeping_notes
+from bench.timing import clean_environment, run_with_usage, write_keeping_notes
 from fixture_server import FixtureGitHub
 
 HERE = Path(__file__).resolve().parent
@@ -77,24 +77,18 @@ class Bench:
         self.server.stop()
 
     def env(self, cache: Path) -> dict[str, str]:
-        clean = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("METAPKG_", "GITHUB_TOKEN", "GH_TOKEN"))
-        }
         web = {}
         if self.path == "web":  # as github.com: the web host, archives from codeload
             web = {
                 "METAPKG_GITHUB_URL": self.server.web_url,
                 "METAPKG_GITHUB_ARCHIVE_URL": self.server.download_url,
             }
-        return {
-            **clean,
-            "METAPKG_GITHUB_API_URL": self.server.api_url,
-            "METAPKG_CACHE_DIR": str(cache),
-            "METAPKG_SHARED_DIR": str(self.work / "shared"),
+        return clean_environment(
+            METAPKG_GITHUB_API_URL=self.server.api_url,
+            METAPKG_CACHE_DIR=str(cache),
+            METAPKG_SHARED_DIR=str(self.work / "shared"),
             **web,
-        }
+        )
 
     def requests(self) -> Requests:
         count = self.server.count
