@@ -230,7 +230,7 @@ def test_detect_finds_the_hosts_a_project_already_uses(tmp_path: Path) -> None:
 
 
 def test_hosts_lists_the_config_file_the_project_uses(tmp_path: Path) -> None:
-    from metapkg.cli.hosts import hosts
+    from metapkg.actions.hostlist import hosts
 
     (tmp_path / "metapkg.yaml").write_text("targets: [opencode]\n")
     (tmp_path / "opencode.jsonc").write_text("{}")
@@ -243,7 +243,7 @@ def test_hosts_lists_the_config_file_the_project_uses(tmp_path: Path) -> None:
 def test_hosts_reports_a_manifest_it_cannot_read_and_lists_all_without_one(
     tmp_path: Path,
 ) -> None:
-    from metapkg.cli.hosts import hosts
+    from metapkg.actions.hostlist import hosts
     from metapkg.diagnostics import MetapkgError
 
     assert not any(row["active"] for row in hosts(tmp_path))  # no project: none active

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from metapkg.cli import options
 from metapkg.cli.base import BaseCommand, Option
@@ -18,6 +17,8 @@ class HostsCommand(BaseCommand):
     examples: ClassVar = (("metapkg hosts", "which hosts are active and what each gets"),)
 
     def handle(self, args: argparse.Namespace) -> int:
+        from metapkg.actions.hostlist import hosts
+
         rows = hosts(Path.cwd())
         if args.json:
             print(json.dumps(rows, indent=2))
@@ -36,30 +37,6 @@ class HostsCommand(BaseCommand):
         ]
         table(lines)
         return 0
-
-
-def hosts(project: Path) -> list[dict[str, Any]]:
-    from metapkg import manifest
-    from metapkg.hosts.registry import HOSTS, detect
-
-    # No project: every host is listed, none active. A metapkg.yaml that cannot be read
-    # is reported (exit 1), not shown as "no host active".
-    there = os.path.lexists(project / manifest.FILENAME)
-    active = set(manifest.read(project).targets) if there else set()
-    found = set(detect(project))
-    return [
-        {
-            "name": name,
-            "title": host.title,
-            "active": name in active,
-            "found": name in found,
-            "skills": host.skills,
-            "agents": f"{host.agents}/<name>{host.agent_suffix}" if host.agents else None,
-            "mcp": host.mcp.file_in(project.joinpath) if host.mcp else None,
-            "notes": [*host.notes, *host.mcp_notes],
-        }
-        for name, host in HOSTS.items()
-    ]
 
 
 COMMAND = HostsCommand()
