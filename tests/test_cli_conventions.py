@@ -225,11 +225,14 @@ print(json.dumps({{"codes": codes, "heavy": heavy}}))
 """
 # What an install of file: packages only has no use for: the network, the resolver's
 # engine (nothing to choose), the keyring, the YAML library (plain YAML), the terminal
-# library, the graph and diff rendering.
+# library, the graph and diff rendering; the thread pool (every load is inline), the
+# check profiles (no host with a profile) and the MCP config editors (no server).
 NOT_FOR_FILES = (
     "httpx", "httpcore", "h11", "certifi", "resolvelib", "keyring", "rich", "ruamel",
     "packaging", "filelock", "shtab", "click", "pygments", "metapkg.fetch.http",
     "metapkg.fetch.github", "metapkg.graph", "metapkg.diff.render", "metapkg.diff.changelogs",
+    "concurrent.futures", "logging", "metapkg.profiles", "metapkg.hosts.config.jsonfile",
+    "metapkg.hosts.config.jsonc", "tomlkit",
 )  # fmt: skip
 # ... and what an up-to-date install and --version have no use for: they are answered
 # before argparse, from one record, without JSON, pathlib, typing or dataclasses.

@@ -20,6 +20,7 @@ from metapkg.hosts.config.jsonfile import JSONC, JsonServers
 from metapkg.hosts.config.tomlfile import TomlServers
 from metapkg.provision import scope as scopes
 from metapkg.provision.apply import merge_config
+from metapkg.provision.plan import ConfigEdit
 from metapkg.provision.state import Owned
 
 SERVERS = {
@@ -225,9 +226,11 @@ def test_a_config_metapkg_has_nothing_for_is_not_read_as_config(tmp_path: Path) 
         path = registry.get(name).mcp.path  # type: ignore[union-attr]
         (tmp_path / path).parent.mkdir(parents=True)
         (tmp_path / path).write_text("not a config {")
-        before, after, now = merge_config(scope, Owned(), path, writer(name), {}, False)
+        edit = ConfigEdit(path, name, registry.get(name).mcp.make, {})  # type: ignore[union-attr]
+        before, after, now = merge_config(scope, Owned(), edit, False)
         assert before == after == "not a config {" and now == {}
-    assert merge_config(scope, Owned(), "absent.toml", writer("codex"), {}, False) == (
+    absent = ConfigEdit("absent.toml", "codex", registry.get("codex").mcp.make, {})  # type: ignore[union-attr]
+    assert merge_config(scope, Owned(), absent, False) == (
         None,
         None,
         {},

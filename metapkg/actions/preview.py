@@ -23,8 +23,8 @@ def preview(scope: Scope, plan: Plan, owned: Owned, reinstall: bool = False) -> 
 
 def _configs(scope: Scope, plan: Plan, owned: Owned) -> list[str]:
     changed = []
-    for path, writer, entries in config_edits(scope, plan, owned):
-        existing, text, _ = merge_config(scope, owned, path, writer, entries, False)
+    for edit in config_edits(scope, plan, owned):
+        existing, text, _ = merge_config(scope, owned, edit, False)
         if text != existing:
-            changed.append(path)
+            changed.append(edit.path)
     return changed

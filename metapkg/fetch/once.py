@@ -2,38 +2,59 @@
 
 Fetches arrive from many threads at once (the crawl, prefetching, the resolver); two
 packages of one archive must share one download, two asks for one ref one request.
+A result is a threading.Event and a value, not a concurrent.futures.Future: that module
+imports logging (12 ms), which a project of local folders would load for nothing.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
 
 
+class _Result(Generic[V]):
+    """One computation's value or exception, once it is done."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._value: V | None = None
+        self._error: BaseException | None = None
+
+    def finish(self, compute: Callable[[], V]) -> None:
+        try:
+            self._value = compute()
+        except BaseException as exc:
+            self._error = exc
+        finally:
+            self._done.set()
+
+    def wait(self) -> V:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]  # set: V may itself be None
+
+
 class Once(Generic[K, V]):
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._futures: dict[K, Future[V]] = {}
+        self._results: dict[K, _Result[V]] = {}
 
     def get(self, key: K, compute: Callable[[], V]) -> V:
         with self._lock:
-            future = self._futures.get(key)
-            owner = future is None
-            if future is None:
-                future = self._futures[key] = Future()
+            result = self._results.get(key)
+            owner = result is None
+            if result is None:
+                result = self._results[key] = _Result()
         if owner:
-            try:
-                future.set_result(compute())
-            except BaseException as exc:
-                future.set_exception(exc)
-        return future.result()
+            result.finish(compute)
+        return result.wait()
 
     def forget(self, key: K) -> None:
         """Compute ``key`` again next time (after a repair, say)."""
         with self._lock:
-            self._futures.pop(key, None)
+            self._results.pop(key, None)

@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from errno import ENOSPC
 from pathlib import Path
-from typing import Any
 
 from metapkg import events, failpoint
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
-from metapkg.hosts.model import ConfigWriter
 from metapkg.integrity import TreeError
 from metapkg.provision.linkmode import place_package
-from metapkg.provision.plan import Placement, Plan, writer_for, written_hash
+from metapkg.provision.plan import ConfigEdit, Placement, Plan, emptying, written_hash
 from metapkg.provision.scope import Scope
 from metapkg.provision.stage import STATE_DIR, Transaction
 from metapkg.provision.state import Owned, OwnedPath
@@ -133,40 +131,32 @@ def unwanted(scope: Scope, plan: Plan, owned: Owned) -> list[str]:
     return sorted(p for p in owned.paths if p not in wanted and os.path.lexists(scope.locate(p)))
 
 
-def config_edits(
-    scope: Scope, plan: Plan, owned: Owned
-) -> list[tuple[str, ConfigWriter, Mapping[str, Mapping[str, Any]]]]:
-    """(config file, its writer, the entries it should hold) for every file the plan
-    writes and every file holding servers metapkg wrote that no active host wants now."""
-    edits: list[tuple[str, ConfigWriter, Mapping[str, Mapping[str, Any]]]] = [
-        (edit.path, edit.writer, edit.entries) for edit in plan.configs
-    ]
-    planned = {path for path, _, _ in edits}
+def config_edits(scope: Scope, plan: Plan, owned: Owned) -> list[ConfigEdit]:
+    """The plan's config edits, and one emptying every file holding servers metapkg wrote
+    that no active host wants now."""
+    edits = list(plan.configs)
+    planned = {edit.path for edit in edits}
     for path in sorted(owned.servers):
-        writer = writer_for(path, scope.hosts)
-        if path not in planned and writer is not None:
-            edits.append((path, writer, {}))
+        emptied = emptying(path, scope.hosts)
+        if path not in planned and emptied is not None:
+            edits.append(emptied)
     return edits
 
 
 def merge_config(
-    scope: Scope,
-    owned: Owned,
-    path: str,
-    writer: ConfigWriter,
-    entries: Mapping[str, Mapping[str, Any]],
-    repair: bool,
+    scope: Scope, owned: Owned, edit: ConfigEdit, repair: bool
 ) -> tuple[str | None, str | None, dict[str, str]]:
     """(text before, text after, entries owned after): a config file metapkg did not
     create is kept even when it ends up empty. One it has nothing to write into or remove
     from is not parsed at all (a skills-only project targeting Codex never imports a TOML
     library, and a config of the user's the host's writer cannot read stops nothing)."""
+    path = edit.path
     file = scope.locate(path)
     existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
-    if not entries and not owned.servers_in(path):
+    if not edit.entries and not owned.servers_in(path):
         return existing, existing, {}
     keep = existing is not None and path not in owned.created
-    text, now = writer.merge(existing, owned.servers_in(path), entries, repair, keep)
+    text, now = edit.writer.merge(existing, owned.servers_in(path), edit.entries, repair, keep)
     return existing, text, now
 
 
@@ -179,8 +169,9 @@ def _stage_configs(
     changed: list[str] = []
     servers: dict[str, dict[str, str]] = {}
     created: set[str] = set()
-    for path, writer, entries in config_edits(scope, plan, owned):
-        existing, text, now = merge_config(scope, owned, path, writer, entries, repair)
+    for edit in config_edits(scope, plan, owned):
+        path = edit.path
+        existing, text, now = merge_config(scope, owned, edit, repair)
         ours = existing is None or path in owned.created
         if now:
             servers[path] = now

@@ -19,12 +19,12 @@ from metapkg.provision.plan import Item
 
 
 def host_findings(items: Sequence[Item], hosts: Sequence[Host]) -> list[Diagnostic]:
-    from metapkg.profiles import registry
-
     found: list[Diagnostic] = []
     for host in hosts:
         if host.profile is None:
             continue
+        from metapkg.profiles import registry  # 7 ms of imports, for hosts with a profile only
+
         for item in items:
             package = item.package
             folder = host.skills if package.kind == "skill" else None

@@ -20,7 +20,6 @@ import dataclasses
 import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -35,6 +34,10 @@ from metapkg.packages.load import detect_kind, load_package
 from metapkg.packages.models import Dependency, Key, Package
 from metapkg.packages.semver import SemVer
 from metapkg.resolve.candidates import Candidates, Unsatisfiable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 DEFAULT_WORKERS = 16
 Progress = Callable[[int, int], None]
@@ -119,14 +122,25 @@ class Discovery:
         # Threads mostly wait (for another thread's download of the same archive, or for
         # one of the HTTP client's `workers` slots): too few, and waiting threads hold up
         # fetches from other repositories.
-        self._pool = ThreadPoolExecutor(max_workers=max(1, workers) * 4, thread_name_prefix="load")
+        self._workers = max(1, workers) * 4
+        self._pool: ThreadPoolExecutor | None = None  # started by the first remote load
         self._nodes: Once[Origin, Node] = Once()
         self._preferred: Once[tuple[Origin, str | None], Origin] = Once()
         self._lock = threading.Lock()
         self.notes: dict[Diagnostic, None] = {}  # warnings met while choosing (tag-version)
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _executor(self) -> ThreadPoolExecutor:
+        """The pool, started when first needed: a project of local folders loads everything
+        inline and never imports concurrent.futures (with logging: 12 ms)."""
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="load")
+        return self._pool
 
     # -- nodes --------------------------------------------------------------------------------
 
@@ -166,18 +180,13 @@ class Discovery:
     def preferred_node(self, dependency: Dependency) -> Node:
         return self.node(self.preferred(dependency))
 
-    def submit(self, work: Callable[[], Node], inline: bool = False) -> Future[Node]:
+    def submit(self, work: Callable[[], Node], inline: bool = False) -> Pending:
         """``work`` on the pool, or with ``inline`` here and now: a local folder is read
         faster than a thread starts, and threads would only trade the GIL back and forth
         (20 local skills: 55 ms on the pool, 25 ms inline)."""
         if not inline:
-            return self._pool.submit(work)
-        done: Future[Node] = Future()
-        try:
-            done.set_result(work())
-        except Exception as exc:  # the crawl reports it, as it does a pool worker's
-            done.set_exception(exc)
-        return done
+            return self._executor().submit(work)
+        return _Done(work)
 
     def warm(self, origins: Iterable[Origin]) -> None:
         """Load origins expected to be needed (the lock's packages): those to download on
@@ -189,7 +198,7 @@ class Discovery:
             if self.sources.at_hand(origin):
                 at_hand.append(origin)
             else:
-                self._pool.submit(_quietly, self.node, origin)
+                self._executor().submit(_quietly, self.node, origin)
         for origin in at_hand:
             _quietly(self.node, origin)
 
@@ -203,13 +212,13 @@ class Discovery:
     ) -> Crawl:
         """Load the preferred candidate of every dependency reachable from ``roots``."""
         result = Crawl()
-        futures: dict[Future[Node], Why] = {}
+        futures: dict[Pending, Why] = {}
         scheduled: set[tuple[Origin, str | None]] = set()
         # Completed futures arrive here: concurrent.futures.wait() installs a waiter on
         # every pending future per call, which at 3,000 packages cost seconds.
-        finished: queue.SimpleQueue[Future[Node]] = queue.SimpleQueue()
+        finished: queue.SimpleQueue[Pending] = queue.SimpleQueue()
 
-        def track(future: Future[Node], why: Why) -> None:
+        def track(future: Pending, why: Why) -> None:
             futures[future] = why
             future.add_done_callback(finished.put)
 
@@ -252,7 +261,7 @@ class Discovery:
 
     def _collect(
         self,
-        future: Future[Node],
+        future: Pending,
         parent: Origin | None,
         dependency: Dependency | None,
         origin: Origin | None,
@@ -288,6 +297,31 @@ class Discovery:
         return node
 
 
+class _Done:
+    """A load done inline: the two methods of a Future the crawl uses."""
+
+    def __init__(self, work: Callable[[], Node]) -> None:
+        self._node: Node | None = None
+        self._error: Exception | None = None
+        try:
+            self._node = work()
+        except Exception as exc:  # the crawl reports it, as it does a pool worker's
+            self._error = exc
+
+    def result(self) -> Node:
+        if self._error is not None:
+            raise self._error
+        assert self._node is not None
+        return self._node
+
+    def add_done_callback(self, callback: Callable[[Pending], object]) -> None:
+        callback(self)
+
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Pending: TypeAlias = "Future[Node] | _Done"  # a load on the pool, or one done inline
 # Why a load was started: (parent, dependency, None), or (None, None, override origin).
 Why = tuple[Origin | None, Dependency | None, Origin | None]
 
@@ -304,13 +338,13 @@ class _SharedDownloads:
 
     def __init__(
         self,
-        submit: Callable[[Callable[[], Node], bool], Future[Node]],
-        track: Callable[[Future[Node], Why], None],
+        submit: Callable[[Callable[[], Node], bool], Pending],
+        track: Callable[[Pending, Why], None],
     ) -> None:
         self.submit = submit
         self.track = track
         self.waiting: dict[str, list[tuple[Callable[[], Node], Why]]] = {}
-        self.group_of: dict[Future[Node], str] = {}
+        self.group_of: dict[Pending, str] = {}
         self.fetched: set[str] = set()
 
     def start(self, work: Callable[[], Node], why: Why) -> None:
@@ -329,7 +363,7 @@ class _SharedDownloads:
                 self.group_of[future] = group
             self.track(future, why)
 
-    def finished(self, future: Future[Node]) -> None:
+    def finished(self, future: Pending) -> None:
         """``future`` is done: the packages waiting for its download load now."""
         group = self.group_of.pop(future, None)
         if group is None:
@@ -345,7 +379,7 @@ def _download_group(origin: Origin) -> str:
     return f"{origin.repository}@{origin.path_text.split('/', 1)[0]}"
 
 
-def _batch(finished: queue.SimpleQueue[Future[Node]]) -> list[Future[Node]]:
+def _batch(finished: queue.SimpleQueue[Pending]) -> list[Pending]:
     """The next completed future (waiting for one), and every other already completed."""
     done = [finished.get()]
     while True:
