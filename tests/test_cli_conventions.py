@@ -87,6 +87,27 @@ def test_every_command_shows_examples_in_its_help(cli) -> None:
     assert "examples:" in cli("--help").out
 
 
+@pytest.mark.parametrize("columns", ["60", "80", "132"])
+def test_top_level_help_is_one_text_listing_every_command_and_option(
+    cli, monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    # `metapkg --help` is printed before argparse is imported (tophelp.py); through the
+    # parser (`-q --help`) the top level prints the same text. It must still list every
+    # command and every option the parser defines, within the terminal's width.
+    monkeypatch.setenv("COLUMNS", columns)
+    quick, parsed = cli("--help"), cli("-q", "--help")
+    assert quick.code == parsed.code == 0 and quick.out == parsed.out
+    parser, _ = build_parser(SUMMARIES, {})
+    listed = {s for a in parser._actions for s in a.option_strings}
+    for option in listed:
+        assert f"{option}" in quick.out, option
+    for name, summary in SUMMARIES.items():
+        assert f"    {name} " in quick.out and summary.split()[-1] in quick.out, name
+    wrapped = quick.out.split("\nexamples:\n")[0]  # the examples are shown as written
+    assert max(len(line) for line in wrapped.splitlines()) <= int(columns) - 2
+    assert quick.out.startswith("usage: metapkg [-h]") and "\nexamples:\n" in quick.out
+
+
 def test_commands_share_options_through_the_protocol_only() -> None:
     """No command module imports another command module (shared options live in
     cli/options.py, shared install reporting in cli/installing.py)."""
@@ -234,7 +255,7 @@ NOT_FOR_FILES = (
     "concurrent.futures", "logging", "metapkg.profiles", "metapkg.hosts.config.jsonfile",
     "metapkg.hosts.config.jsonc", "tomlkit",
 )  # fmt: skip
-# ... and what an up-to-date install and --version have no use for: they are answered
+# ... and what an up-to-date install, --version and --help have no use for: answered
 # before argparse, from one record, without JSON, pathlib, typing or dataclasses.
 NOT_FOR_NOOP = (
     *NOT_FOR_FILES, "argparse", "json", "pathlib", "typing", "dataclasses", "re",
@@ -263,10 +284,10 @@ def test_small_jobs_import_only_what_they_use(tmp_path: Path) -> None:
     found, _ = _loaded(project, tmp_path, [["-q", "install"]], NOT_FOR_FILES)
     assert found == {"codes": [0], "heavy": []}
     assert (project / ".claude" / "skills" / "top" / "SKILL.md").is_file()
-    runs = [["install"], ["-q", "install"], ["--version"]]
+    runs = [["install"], ["-q", "install"], ["--version"], ["--help"]]
     found, err = _loaded(project, tmp_path, runs, NOT_FOR_NOOP)
     assert "Already up to date" in err  # the no-op path was the one taken
-    assert found == {"codes": [0, 0, 0], "heavy": []}
+    assert found == {"codes": [0, 0, 0, 0], "heavy": []}
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

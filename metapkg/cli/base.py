@@ -77,6 +77,8 @@ class BaseCommand:
             option.add_to(parser)
         self.add_arguments(parser)
         if self.examples:
+            from metapkg.cli.tophelp import epilog
+
             parser.epilog = epilog(self.examples)
             parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
@@ -110,9 +112,3 @@ def given_source(args: argparse.Namespace, text: str) -> str:
     relative = os.path.relpath(started / path, here).replace(os.sep, "/")
     prefix = "file:" if text.startswith("file:") else ""
     return prefix + (relative if relative.startswith("..") else f"./{relative}")
-
-
-def epilog(examples: Sequence[tuple[str, str]]) -> str:
-    width = max(len(line) for line, _ in examples)
-    rows = [f"  {line:<{width}}  # {what}" if what else f"  {line}" for line, what in examples]
-    return "examples:\n" + "\n".join(rows)

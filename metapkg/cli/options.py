@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from metapkg.cli import tophelp
 from metapkg.cli.base import Option
 
 
@@ -80,7 +81,7 @@ PROJECT = Option(
     "--project",
     metavar="DIR",
     completes="directory",
-    help="run as if started in DIR (the project is then found from there)",
+    help=tophelp.PROJECT_HELP,
 )
 OUTPUT = Option(
     "-o", "--output", metavar="FILE", completes="file", help="write to FILE instead of stdout"

@@ -15,7 +15,6 @@ if TYPE_CHECKING:  # this module is on every command's path: keep its imports li
     from metapkg.diagnostics import Diagnostic
 
 _COLOURS = {"error": "31", "warning": "33", "ok": "32", "dim": "2", "bold": "1"}
-COLOR_CHOICES = ("auto", "always", "never")
 _choice = "auto"  # --color
 
 

@@ -8,13 +8,11 @@ is answered with the closest one that exists, as uv does.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 
 from metapkg import __version__
-from metapkg.cli import options
-from metapkg.cli.output import COLOR_CHOICES
+from metapkg.cli import options, tophelp
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 if TYPE_CHECKING:  # on the path of `metapkg --help`: no typing
@@ -22,14 +20,6 @@ if TYPE_CHECKING:  # on the path of `metapkg --help`: no typing
     from typing import Any, NoReturn
 
     from metapkg.cli.base import BaseCommand
-
-EXAMPLES = (
-    ("metapkg init", "start a project here"),
-    ("metapkg add acme/skills --skill pdf", "add a package, then install"),
-    ("metapkg install", "resolve, fetch, lock and provision"),
-    ("metapkg list", "what is locked"),
-    ("metapkg COMMAND --help", "a command's options and examples"),
-)
 
 
 class Parser(argparse.ArgumentParser):
@@ -41,7 +31,7 @@ class Parser(argparse.ArgumentParser):
         # argparse asks shutil for the width, and importing shutil (zlib, bz2, lzma) is
         # a tenth of `metapkg --help`; the same answer, from os.
         formatter: Callable[..., argparse.HelpFormatter] = self.formatter_class
-        return formatter(prog=self.prog, width=_terminal_width() - 2)
+        return formatter(prog=self.prog, width=tophelp.terminal_width() - 2)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -49,19 +39,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n" + (f"\n  tip: {tip}\n" if tip else ""))
 
 
-def _terminal_width() -> int:
-    """What shutil.get_terminal_size() gives: COLUMNS, else stdout's terminal, else 80."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        columns = 0
-    return columns or 80
+class TopParser(Parser):
+    """The top level: its help is tophelp's (the text ``metapkg --help`` prints before
+    argparse is imported), listing ``summaries``."""
+
+    def __init__(self, summaries: Mapping[str, str], *args: Any, **kwargs: Any) -> None:
+        self.summaries = summaries
+        super().__init__(*args, **kwargs)
+
+    def format_help(self) -> str:
+        return tophelp.render(self.summaries.items())
 
 
 def _tip(message: str, parser: argparse.ArgumentParser) -> str | None:
@@ -90,20 +77,20 @@ def common_options(defaults: bool) -> Parser:
     default = (lambda v: v) if defaults else (lambda v: argparse.SUPPRESS)
     options.PROJECT.add_to(parser, default=default("."))
     parser.add_argument(
-        "-q", "--quiet", action="store_true", default=default(False), help="print only errors"
+        "-q", "--quiet", action="store_true", default=default(False), help=tophelp.QUIET_HELP
     )
     parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
         default=default(False),
-        help="print more detail: requests, cache hits, timings",
+        help=tophelp.VERBOSE_HELP,
     )
     parser.add_argument(
         "--color",
-        choices=COLOR_CHOICES,
+        choices=tophelp.COLOR_CHOICES,
         default=default("auto"),
-        help="colour the output: auto (a terminal, unless NO_COLOR is set), always or never",
+        help=tophelp.COLOR_HELP,
     )
     return parser
 
@@ -114,16 +101,15 @@ def build_parser(
     """The parser, and each command's subparser; only ``commands`` get their arguments
     (the others are listed, for --help, without importing their modules or building
     their options)."""
-    from metapkg.cli.base import epilog
-
-    parser: argparse.ArgumentParser = Parser(
+    parser: argparse.ArgumentParser = TopParser(
+        summaries,
         prog="metapkg",
-        description="Package manager for AI-agent packages: agents, skills and MCP servers.",
+        description=tophelp.DESCRIPTION,
         parents=[common_options(defaults=True)],
-        epilog=epilog(EXAMPLES),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"metapkg {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"metapkg {__version__}", help=tophelp.VERSION_HELP
+    )
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=Parser
     )

@@ -1,5 +1,5 @@
-"""The answers metapkg gives before it imports argparse: ``--version``, and ``install``
-on a project that is already up to date.
+"""The answers metapkg gives before it imports argparse: ``--version``, ``--help``, and
+``install`` on a project that is already up to date.
 
 They are the commands run most often and with the least to do, so they must cost little
 more than starting Python (building the full parser costs more than the no-op's own
@@ -23,6 +23,12 @@ def answer(argv: list[str]) -> int | None:
         from metapkg import __version__
 
         print(f"metapkg {__version__}")
+        return 0
+    if argv in (["--help"], ["-h"]):
+        from metapkg.cli import tophelp
+        from metapkg.cli.main import SUMMARIES
+
+        sys.stdout.write(tophelp.render(SUMMARIES.items()))
         return 0
     words = [word for word in argv if word not in QUIET]
     if words == ["install"] and _jobs_setting_valid():
