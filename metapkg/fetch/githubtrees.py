@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from metapkg import events, settings
 from metapkg.diagnostics import FetchError, error
-from metapkg.fetch import archive
+from metapkg.fetch import archive, unpack
 from metapkg.fetch.cache import Cache, DamagedEntry
 from metapkg.fetch.once import Once
 from metapkg.fetch.seals import Seals, snapshot
@@ -173,7 +173,7 @@ class Trees:
             events.emit(events.Extracting(repo, commit))
             archive_file = download
             return self.cache.store_tree(
-                repo, commit, lambda folder: archive.extract(archive_file, folder, source)
+                repo, commit, lambda folder: unpack.extract(archive_file, folder, source)
             )
         except OSError as exc:  # the network was fine; the cache's disk was not
             raise self._cache_failure(exc, source) from None
