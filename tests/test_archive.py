@@ -307,6 +307,7 @@ def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_
 ) -> None:
     # fetch/unpack.py: the second of two concurrent extractions goes to a worker process
     # (the second core); the files, the record and an archive's errors are the same.
+    from metapkg import workers
     from metapkg.fetch import unpack
 
     good = [reg("skills/alpha/SKILL.md", b"---\nname: alpha\n---\n"), reg("run.sh", b"x", 0o755)]
@@ -318,7 +319,7 @@ def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_
     monkeypatch.setattr(unpack, "_running", 1)  # another extraction is under way
     try:
         assert unpack.extract(_write(tmp_path / "a", good), there, SOURCE) == expected
-        assert unpack._pool is not None  # it went to the worker
+        assert workers._pool is not None  # it went to the worker
         assert _files(there) == _files(here)
         assert os.stat(there / "run.sh").st_mode & 0o111
         bad = [reg("skills/../../evil.txt", b"x")]
@@ -328,7 +329,7 @@ def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_
         (diagnostic,) = caught.value.diagnostics
         assert diagnostic.rule == "archive" and "'..' in the path" in diagnostic.message
     finally:
-        unpack.shutdown()
+        workers.shutdown()
 
 
 def test_a_worker_that_dies_costs_only_the_second_core(
@@ -338,10 +339,11 @@ def test_a_worker_that_dies_costs_only_the_second_core(
     # the install's own process instead, from an emptied folder.
     import signal
 
+    from metapkg import workers
     from metapkg.fetch import unpack
 
     monkeypatch.setattr(unpack, "_running", 1)
-    pool = unpack._worker_pool()
+    pool = workers.pool()
     assert pool is not None
     try:
         pids = {pool.submit(os.getpid).result()}
@@ -357,4 +359,4 @@ def test_a_worker_that_dies_costs_only_the_second_core(
         assert list(record) == ["skills/alpha/SKILL.md"]
         assert _files(destination) == {"skills/alpha/SKILL.md": b"---\nname: alpha\n---\n"}
     finally:
-        unpack.shutdown()
+        workers.shutdown()

@@ -24,7 +24,7 @@ from pathlib import Path
 from metapkg import events, failpoint
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.integrity import TreeError
-from metapkg.provision.linkmode import place_package
+from metapkg.provision.linkmode import place_packages
 from metapkg.provision.plan import ConfigEdit, Placement, Plan, emptying, written_hash
 from metapkg.provision.scope import Scope
 from metapkg.provision.stage import STATE_DIR, Transaction
@@ -90,17 +90,25 @@ def apply(
     return Applied(tuple(copied), tuple(removed), tuple(changed), lock is not None, now, kept)
 
 
+# Packages to copy from which a worker helps: when one is running already (it extracted
+# archives); else from where its start (~0.15 s here) pays (a warm install of 300 packages
+# into two host folders, 600 copies, came out 0.07 s slower with it).
+SHARED_FROM = 64
+STARTS_WORKER_FROM = 2000
+
+
 def _stage_placements(
     scope: Scope, tx: Transaction, plan: Plan, owned: Owned, reinstall: bool
 ) -> list[str]:
     copied = []
+    packages: list[tuple[Path, Path, str, bool]] = []  # copied after this loop
     for done, placement in enumerate(plan.placements):
         events.emit(events.Provisioning(placement.path, done, len(plan.placements)))
         if not needs_copy(scope, owned, placement, reinstall):
             continue
         if placement.source is not None:
             target = tx.staged_path(placement.path)
-            place_package(placement.source, target, plan.link_mode, placement.linkable)
+            packages.append((placement.source, target, plan.link_mode, placement.linkable))
         elif placement.data is not None:
             tx.write_bytes(placement.path, placement.data)
         else:
@@ -110,7 +118,20 @@ def _stage_placements(
                 failpoint.charge(len(data), target / relative)
                 (target / relative).write_bytes(data)
         copied.append(placement.path)
+    _place(packages)
     return copied
+
+
+def _place(packages: list[tuple[Path, Path, str, bool]]) -> None:
+    """Copy the packages into the stage; many of them (a big install: 300 packages
+    into two host folders is 3,000 files) with a worker process's help, which halves
+    the interpreter's share of the work (metapkg/workers.py)."""
+    from metapkg import workers
+
+    if len(packages) >= (SHARED_FROM if workers.running() else STARTS_WORKER_FROM):
+        workers.share(packages, place_packages, batch=16)
+    else:
+        place_packages(packages)
 
 
 def needs_copy(scope: Scope, owned: Owned, placement: Placement, reinstall: bool) -> bool:

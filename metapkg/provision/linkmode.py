@@ -19,7 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from metapkg import failpoint
@@ -29,6 +29,12 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 1 << 20
 
 Place = Callable[[str, str, int], None]  # (source, target, source mode)
+
+
+def place_packages(packages: Sequence[tuple[Path, Path, str, bool]]) -> None:
+    """``place_package`` for each (source, target, mode, shared): a worker's job."""
+    for source, target, mode, shared in packages:
+        place_package(source, target, mode, shared)
 
 
 def place_package(source: Path, target: Path, mode: str = "copy", shared: bool = False) -> None:

@@ -1,0 +1,59 @@
+"""metapkg/workers.py: a job shared between this process and a worker process is done
+exactly once, whoever does it, and a worker's error arrives here as itself."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from metapkg import workers
+from metapkg.provision.linkmode import place_packages
+
+
+@pytest.fixture(autouse=True)
+def _stopped() -> Iterator[None]:
+    yield
+    workers.shutdown()
+
+
+def _packages(root: Path, count: int) -> list[tuple[Path, Path, str, bool]]:
+    jobs = []
+    for n in range(count):
+        source = root / "cache" / f"p{n}"
+        (source / "refs").mkdir(parents=True)
+        (source / "SKILL.md").write_text(f"skill {n}\n")
+        (source / "refs" / "run.sh").write_text("#!/bin/sh\n")
+        os.chmod(source / "refs" / "run.sh", 0o755)
+        jobs.append((source, root / "stage" / f"p{n}", "copy", False))
+    (root / "stage").mkdir()
+    return jobs
+
+
+def test_shared_jobs_are_each_done_once_here_or_in_the_worker(tmp_path: Path) -> None:
+    jobs = _packages(tmp_path, 120)
+    workers.share(jobs, place_packages, batch=4)
+    assert workers.running()  # a worker took part
+    for n in range(120):
+        target = tmp_path / "stage" / f"p{n}"
+        assert (target / "SKILL.md").read_text() == f"skill {n}\n"
+        assert os.stat(target / "refs" / "run.sh").st_mode & 0o111
+
+
+def test_a_workers_error_is_raised_here(tmp_path: Path) -> None:
+    jobs = _packages(tmp_path, 40)
+    (jobs[-1][1]).mkdir()  # the last batch (the worker's first) meets an existing folder
+    with pytest.raises(FileExistsError):
+        workers.share(jobs, place_packages, batch=4)
+
+
+def test_with_no_worker_everything_is_done_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("METAPKG_FAILPOINT", "enospc:999999999")  # byte counts: in-process
+    jobs = _packages(tmp_path, 30)
+    workers.share(jobs, place_packages, batch=4)
+    assert not workers.running()
+    assert all((target / "SKILL.md").is_file() for _, target, _, _ in jobs)
