@@ -47,7 +47,12 @@ def read_regular(
             raise NotRegularFile(0, _over(info.st_size, cap), str(path))
         chunks = []
         size = 0
-        while chunk := os.read(descriptor, 1 << 20):
+        # The first read asks for the size fstat gave (and one byte more): a 1 MiB read
+        # buffer is mapped and unmapped by malloc on every call, which made reading a
+        # 300-byte SKILL.md three times slower (19 us against 6 here).
+        want = info.st_size + 1
+        while chunk := os.read(descriptor, want):
+            want = 1 << 16
             size += len(chunk)
             if size > cap:  # it grew while being read
                 raise NotRegularFile(0, _over(size, cap), str(path))
