@@ -13,6 +13,8 @@ import argparse
 import os
 import platform
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -42,6 +44,29 @@ class Row:
     note: str = ""
 
 
+# The modules a fresh install of local skills imports (python -X importtime).
+INSTALL_MODULES = (
+    "metapkg.cli.main, metapkg.cli.install, metapkg.actions.install, metapkg.actions.resolution,"
+    " metapkg.provision.apply, metapkg.actions.summary, metapkg.cli.summary"
+)
+IMPORT_INSTALL = f"import {INSTALL_MODULES}"
+START_CLIENT = "from metapkg.fetch.http import Http; Http(None, 1).close()"
+DATACLASS_TIME = f"""
+import dataclasses, time
+spent, count, made = [0.0], [0], dataclasses._process_class
+def timed(cls, *args, **kwargs):
+    started = time.perf_counter()
+    try:
+        return made(cls, *args, **kwargs)
+    finally:
+        spent[0] += time.perf_counter() - started
+        count[0] += 1
+dataclasses._process_class = timed
+import {INSTALL_MODULES}
+print(spent[0] * 1000, count[0])
+"""
+
+
 class Small:
     def __init__(self, work: Path, runs: int, latency: float) -> None:
         self.work = work
@@ -67,6 +92,28 @@ class Small:
         version = measure([*self.metapkg, "--version"], self.runs, self.base, here)
         helped = measure([*self.metapkg, "--help"], self.runs, self.base, here)
         return [Row("metapkg --version", version, 0.025), Row("metapkg --help", helped, 0.025)]
+
+    def parts(self) -> list[Row]:
+        """What the floor of an install is made of, each part alone: importing the code
+        of an install (doing nothing), and starting the HTTP client."""
+        here = lambda: self.work  # noqa: E731
+        code = measure([sys.executable, "-c", IMPORT_INSTALL], self.runs, self.base, here)
+        client = measure([sys.executable, "-c", START_CLIENT], self.runs, self.base, here)
+        return [
+            Row("part: importing the install path, no work", code),
+            Row("part: starting the HTTP client (httpx, TLS trust store), no request", client),
+        ]
+
+    def dataclass_share(self) -> tuple[float, int]:
+        """(ms, classes): creating the frozen dataclasses of the install path (median)."""
+        found = []
+        for _ in range(self.runs):
+            out = subprocess.run(
+                [sys.executable, "-c", DATACLASS_TIME], env=self.base, capture_output=True,
+                text=True, check=True,
+            ).stdout.split()  # fmt: skip
+            found.append((float(out[0]), int(out[1])))
+        return statistics.median(ms for ms, _ in found), found[0][1]
 
     def local(self) -> list[Row]:
         template = jobs.write_skills(self.work / "local-template")
@@ -162,13 +209,14 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(scratch)
         small = Small(work, args.runs, args.latency)
         floor = small.floor()
-        rows = small.startup() + small.local()
+        rows = small.startup() + small.parts() + small.local()
+        dataclasses_ms, classes = small.dataclass_share()
         for path in ("web", "rest"):
             rows += small.github(path)[0]
         rows.append(small.big_noop(args.big))
         compared = {} if args.no_peers else compare_peers(work / "peers", args)
         floor_again = small.floor()
-    report = render(floor, floor_again, rows, compared, args)
+    report = render(floor, floor_again, rows, compared, args, (dataclasses_ms, classes))
     print(report)
     write_keeping_notes(args.output, report)
     return 0
@@ -210,6 +258,7 @@ def render(
     rows: list[Row],
     compared: dict[str, object],
     args: argparse.Namespace,
+    dataclasses: tuple[float, int],
 ) -> str:
     plain, no_site = floor
     lines = [
@@ -222,7 +271,9 @@ def render(
         "",
         f"Floor in this run: `python -c pass` {plain.ms()} (CPU {plain.cpu_ms()}), "
         f"`python -S -c pass` {no_site.ms()} (CPU {no_site.cpu_ms()}); again at the end: "
-        f"{floor_again[0].ms()} and {floor_again[1].ms()}.",
+        f"{floor_again[0].ms()} and {floor_again[1].ms()}. Of the install path's imports, "
+        f"creating its {dataclasses[1]} frozen dataclasses takes {dataclasses[0]:.0f} ms "
+        "(in-process, median).",
         "",
         "| figure | wall | CPU | x floor | target | met |",
         "|---|---|---|---|---|---|",
