@@ -8,10 +8,11 @@ on one core. Here is one small pool of worker processes for both, started on fir
 
 Workers come from a ``forkserver`` (a clean interpreter that forks each worker):
 forking this process directly would copy locks its other threads hold at that moment.
-Where forkserver does not exist (Windows), on one core, or with a failpoint set (its byte
-count is per process, see failpoint.py), there is no pool and the callers do the work
-in-process. A worker ignores Ctrl-C (the install reports it and cleans up) and ends when
-the install process ends, even by SIGKILL.
+Where there is no pool (Windows, one core, no working semaphores or ``/dev/shm``, a
+failpoint set: its byte count is per process, see failpoint.py) or a worker dies (killed,
+out of memory), the callers do the work in-process: a worker only ever saves time. A
+worker ignores Ctrl-C (the install reports it and cleans up) and ends when the install
+process ends, even by SIGKILL.
 """
 
 from __future__ import annotations
@@ -25,32 +26,49 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy kno
 if TYPE_CHECKING:
     import multiprocessing.process
     from collections.abc import Callable, Sequence
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
     from typing import TypeVar
 
     T = TypeVar("T")
+    R = TypeVar("R")
 
 # What every worker imports before its first job (the modules of the jobs it runs).
 PRELOAD = ["metapkg.fetch.archive", "metapkg.provision.linkmode"]
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
+_unusable = False  # starting a pool failed once: do not try again in this command
+_busy = 0  # jobs submitted and not finished
+
+
+def size() -> int:
+    """How many workers a pool has here."""
+    return max(1, min(4, (os.cpu_count() or 1) - 1))
 
 
 def pool() -> ProcessPoolExecutor | None:
     """The worker pool, started now if need be; None where there is none (see above)."""
-    global _pool
+    global _pool, _unusable
     if settings.failpoint():
         return None
     with _lock:
-        if _pool is None and _usable():
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(PRELOAD)
-            workers = max(1, min(4, (os.cpu_count() or 1) - 1))
-            _pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
+        if _pool is None and not _unusable:
+            _pool = _start()
+            _unusable = _pool is None
         return _pool
+
+
+def _start() -> ProcessPoolExecutor | None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if (os.cpu_count() or 1) < 2 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    try:
+        return ProcessPoolExecutor(size(), mp_context=context, initializer=_start_worker)
+    except (ImportError, NotImplementedError, OSError):  # no sem_open, no /dev/shm
+        return None
 
 
 def running() -> bool:
@@ -58,20 +76,56 @@ def running() -> bool:
     return _pool is not None
 
 
-def _usable() -> bool:
-    import multiprocessing
+def idle() -> bool:
+    """Could a worker take a job now, without waiting for another one to finish?"""
+    return _busy < size()
 
-    return (os.cpu_count() or 1) > 1 and "forkserver" in multiprocessing.get_all_start_methods()
+
+def run(job: Callable[..., R], *args: object) -> R | Undone:
+    """``job(*args)`` in a worker and its result; ``UNDONE`` when no worker could do it
+    (no pool, or a worker died: the caller does it here, after removing what the worker
+    may have left). The job's own error is raised here."""
+    global _busy
+    current = pool()
+    if current is None:
+        return UNDONE
+    with _lock:
+        _busy += 1
+    try:
+        future: Future[R] = current.submit(job, *args)
+        return future.result()
+    except BaseException as exc:
+        if _failed(exc, current):
+            return UNDONE
+        raise
+    finally:
+        with _lock:
+            _busy -= 1
 
 
-def broken(exc: BaseException) -> bool:
-    """Did a worker die (killed, out of memory)? Then the pool is stopped, and the caller
-    does the job in-process."""
+class Undone:
+    """What ``run`` returns when no worker did the job."""
+
+
+UNDONE = Undone()
+
+
+def _failed(exc: BaseException, failed: ProcessPoolExecutor) -> bool:
+    """Is ``exc`` the pool's failure (a worker died, the pool was stopped or could not
+    start a worker), not the job's? Then that pool is stopped (and its workers waited
+    for, so none still writes), and a new one may start later."""
+    from concurrent.futures import CancelledError
     from concurrent.futures.process import BrokenProcessPool
 
-    if not isinstance(exc, BrokenProcessPool):
+    # RuntimeError: "cannot schedule new futures after shutdown" (stopped meanwhile).
+    pool_errors = (BrokenProcessPool, CancelledError, EOFError, ConnectionError, RuntimeError)
+    if not isinstance(exc, pool_errors):
         return False
-    shutdown()
+    global _pool
+    with _lock:
+        if _pool is failed:
+            _pool = None
+    failed.shutdown(wait=True, cancel_futures=True)
     return True
 
 
@@ -84,11 +138,16 @@ def shutdown() -> None:
         current.shutdown(wait=True, cancel_futures=True)
 
 
-def share(jobs: Sequence[T], run: Callable[[Sequence[T]], None], batch: int) -> None:
-    """``run`` every job, in batches: this process takes them from the front, a worker
+def share(
+    jobs: Sequence[T],
+    job: Callable[[Sequence[T]], None],
+    batch: int,
+    undo: Callable[[Sequence[T]], None],
+) -> None:
+    """``job`` every batch of ``jobs``: this process takes them from the front, a worker
     from the back, until they meet. The worker's first batch waits for it to start, so
     this is never much slower than doing all here. A worker's error is raised here; a
-    batch a worker could not take (no pool, a worker died) is done here."""
+    batch no worker did (no pool, a worker died) is ``undo``ne and done here."""
     batches = [jobs[i : i + batch] for i in range(0, len(jobs), batch)]
     state = {"front": 0, "back": len(batches), "stop": False}
     turn = threading.Lock()
@@ -105,34 +164,44 @@ def share(jobs: Sequence[T], run: Callable[[Sequence[T]], None], batch: int) -> 
 
     def remote() -> None:
         while (part := take(True)) is not None:
-            workers = pool()
             try:
-                if workers is None:
-                    returned.append(part)
-                    return
-                workers.submit(run, part).result()
+                done = run(job, part)
             except BaseException as exc:
-                if broken(exc):
-                    returned.append(part)
-                else:
-                    failures.append(exc)
-                    state["stop"] = True
+                failures.append(exc)
+                state["stop"] = True
+                return
+            if isinstance(done, Undone):
+                returned.append(part)
                 return
 
     helper = threading.Thread(target=remote, name="worker-feed", daemon=True)
     helper.start()
     try:
         while (part := take(False)) is not None:
-            run(part)
+            job(part)
     except BaseException:
         state["stop"] = True
         raise
     finally:
-        helper.join()
+        _join(helper)
     if failures:
         raise failures[0]
     for part in returned:
-        run(part)
+        undo(part)
+        job(part)
+
+
+def _join(helper: threading.Thread) -> None:
+    """Wait for ``helper`` even through Ctrl-C (its worker ignores it and may still be
+    writing where the caller is about to clean up), then let the interrupt go on."""
+    interrupted = False
+    while helper.is_alive():
+        try:
+            helper.join()
+        except KeyboardInterrupt:
+            interrupted = True
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 def _start_worker() -> None:

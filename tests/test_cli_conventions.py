@@ -108,6 +108,33 @@ def test_top_level_help_is_one_text_listing_every_command_and_option(
     assert quick.out.startswith("usage: metapkg [-h]") and "\nexamples:\n" in quick.out
 
 
+@pytest.mark.skipif(sys.version_info >= (3, 13), reason="argparse 3.13 changed its layout")
+@pytest.mark.parametrize("columns", [80, 132])
+def test_top_level_help_is_laid_out_as_argparse_lays_it_out(
+    monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    # tophelp.py writes the help argparse used to print; a stock argparse parser with the
+    # same options, commands and epilog prints the same text.
+    from metapkg.cli import tophelp
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    stock = argparse.ArgumentParser(
+        prog="metapkg",
+        description=tophelp.DESCRIPTION,
+        epilog=tophelp.epilog(tophelp.EXAMPLES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    stock.add_argument("-C", "--project", metavar="DIR", help=tophelp.PROJECT_HELP)
+    stock.add_argument("-q", "--quiet", action="store_true", help=tophelp.QUIET_HELP)
+    stock.add_argument("-v", "--verbose", action="store_true", help=tophelp.VERBOSE_HELP)
+    stock.add_argument("--color", choices=tophelp.COLOR_CHOICES, help=tophelp.COLOR_HELP)
+    stock.add_argument("--version", action="version", version="x", help=tophelp.VERSION_HELP)
+    sub = stock.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, summary in SUMMARIES.items():
+        sub.add_parser(name, help=summary)
+    assert tophelp.render(SUMMARIES.items(), columns) == stock.format_help()
+
+
 def test_commands_share_options_through_the_protocol_only() -> None:
     """No command module imports another command module (shared options live in
     cli/options.py, shared install reporting in cli/installing.py)."""

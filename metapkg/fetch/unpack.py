@@ -25,20 +25,18 @@ _running = 0  # extractions under way in this process
 
 
 def extract(archive_file: Path, destination: Path, source: str) -> dict[str, tuple[int, bool, str]]:
-    """``archive.extract``, in a worker process when another extraction is under way."""
+    """``archive.extract``, in a worker process when another extraction is under way here
+    and a worker is free (else here: waiting for a busy worker would leave this core idle)."""
     global _running
     with _lock:
         crowded = _running > 0
         _running += 1
     try:
-        pool = workers.pool() if crowded else None
-        if pool is not None:
-            try:
-                return pool.submit(archive.extract, archive_file, destination, source).result()
-            except BaseException as exc:
-                if not workers.broken(exc):
-                    raise
-                _empty(destination)  # the worker died: extract here, from scratch
+        if crowded and workers.idle():
+            record = workers.run(archive.extract, archive_file, destination, source)
+            if not isinstance(record, workers.Undone):
+                return record
+            _empty(destination)  # no worker did it (none, or it died): here, from scratch
         return archive.extract(archive_file, destination, source)
     finally:
         with _lock:

@@ -24,7 +24,7 @@ from pathlib import Path
 from metapkg import events, failpoint
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.integrity import TreeError
-from metapkg.provision.linkmode import place_packages
+from metapkg.provision.linkmode import place_packages, remove_targets
 from metapkg.provision.plan import ConfigEdit, Placement, Plan, emptying, written_hash
 from metapkg.provision.scope import Scope
 from metapkg.provision.stage import STATE_DIR, Transaction
@@ -129,7 +129,7 @@ def _place(packages: list[tuple[Path, Path, str, bool]]) -> None:
     from metapkg import workers
 
     if len(packages) >= (SHARED_FROM if workers.running() else STARTS_WORKER_FROM):
-        workers.share(packages, place_packages, batch=16)
+        workers.share(packages, place_packages, batch=16, undo=remove_targets)
     else:
         place_packages(packages)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +65,10 @@ class ConfigEdit:
     make: Callable[[str], ConfigWriter] = field(hash=False, compare=False)
     entries: Mapping[str, Mapping[str, Any]] = field(hash=False)  # key -> entry
 
-    @property
+    @cached_property
     def writer(self) -> ConfigWriter:
-        """Built when asked: an install with nothing to write to this file never imports
-        its writer (a JSON, JSONC or TOML editor: 5-75 ms of imports)."""
+        """Built when first asked: an install with nothing to write to this file never
+        imports its writer (a JSON, JSONC or TOML editor: 5-75 ms of imports)."""
         return self.make(self.path)
 
 
