@@ -37,7 +37,6 @@ PRELOAD = ["metapkg.fetch.archive", "metapkg.provision.linkmode"]
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
 _unusable = False  # starting a pool failed once: do not try again in this command
-_busy = 0  # jobs submitted and not finished
 
 
 def size() -> int:
@@ -76,21 +75,13 @@ def running() -> bool:
     return _pool is not None
 
 
-def idle() -> bool:
-    """Could a worker take a job now, without waiting for another one to finish?"""
-    return _busy < size()
-
-
 def run(job: Callable[..., R], *args: object) -> R | Undone:
     """``job(*args)`` in a worker and its result; ``UNDONE`` when no worker could do it
     (no pool, or a worker died: the caller does it here, after removing what the worker
     may have left). The job's own error is raised here."""
-    global _busy
     current = pool()
     if current is None:
         return UNDONE
-    with _lock:
-        _busy += 1
     try:
         future: Future[R] = current.submit(job, *args)
         return future.result()
@@ -98,9 +89,6 @@ def run(job: Callable[..., R], *args: object) -> R | Undone:
         if _failed(exc, current):
             return UNDONE
         raise
-    finally:
-        with _lock:
-            _busy -= 1
 
 
 class Undone:

@@ -25,14 +25,16 @@ _running = 0  # extractions under way in this process
 
 
 def extract(archive_file: Path, destination: Path, source: str) -> dict[str, tuple[int, bool, str]]:
-    """``archive.extract``, in a worker process when another extraction is under way here
-    and a worker is free (else here: waiting for a busy worker would leave this core idle)."""
+    """``archive.extract``, in a worker process when another extraction is under way. Even
+    when the worker is busy: extracting here instead (while it works) was slower, 2.21 s
+    against 2.00 s for a cold 300-package install (9 interleaved runs): this process's
+    threads would take the interpreter lock from the crawl and the HTTP client."""
     global _running
     with _lock:
         crowded = _running > 0
         _running += 1
     try:
-        if crowded and workers.idle():
+        if crowded:
             record = workers.run(archive.extract, archive_file, destination, source)
             if not isinstance(record, workers.Undone):
                 return record
