@@ -14,6 +14,7 @@ anything (no size caps, no hashes, no journal), so they are floors, not rivals.
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -66,6 +67,7 @@ def copy_floor(project: Path, scratch: Path, runs: int) -> Floor:
     for run in range(runs):
         target = scratch / f"cp-{run}"
         target.mkdir(parents=True)
+        os.sync()  # as before each install run (bench/__main__.py)
         started = time.perf_counter()
         subprocess.run(["cp", "-r", *map(str, folders), str(target)], check=True)
         times.append(time.perf_counter() - started)
@@ -87,6 +89,7 @@ def extract_floor(repos: dict[str, Path], scratch: Path, runs: int) -> Floor:
     for run in range(runs):
         target = scratch / f"tar-{run}"
         target.mkdir()
+        os.sync()
         started = time.perf_counter()
         for archive in sorted(archives.iterdir()):
             subprocess.run(["tar", "xzf", str(archive), "-C", str(target)], check=True)
