@@ -362,3 +362,27 @@ def test_a_worker_that_dies_costs_only_the_second_core(
         assert _files(destination) == {"skills/alpha/SKILL.md": b"---\nname: alpha\n---\n"}
     finally:
         workers.shutdown()
+
+
+def test_the_records_entries_under_a_package_path_are_exactly_its_own(tmp_path: Path) -> None:
+    # Cache.under bisects the sorted record: names that sort between "a" and "a/..."
+    # ("a-b", "a.md", "a b") are not under "a"; a file package is its one entry.
+    names = ["skills/a/SKILL.md", "skills/a/sub/x.md", "skills/a-b/SKILL.md", "skills/a.md",
+             "skills/a b/y", "skills/ab/SKILL.md", "skills/b/SKILL.md", "README.md"]  # fmt: skip
+    cache = Cache(tmp_path / "cache")
+
+    def build(folder: Path) -> dict[str, tuple[int, bool, str]]:
+        record = {}
+        for name in names:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(b"x")
+            record[name] = (1, False, "0" * 64)
+        return record
+
+    cache.store_tree("acme/tools", "c" * 40, build)
+    under = lambda path: sorted(cache.under("acme/tools", "c" * 40, path))  # noqa: E731
+    assert under("skills/a") == ["skills/a/SKILL.md", "skills/a/sub/x.md"]
+    assert under("skills/a.md") == ["skills/a.md"]
+    assert under("skills/a/sub") == ["skills/a/sub/x.md"]
+    assert under("skills/nope") == []
+    assert under("") == sorted(names)

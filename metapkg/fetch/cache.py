@@ -22,6 +22,7 @@ exclusively, so a clean never races an install.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import shutil
@@ -74,6 +75,7 @@ class Cache:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or cache_root()
         self._records: dict[tuple[str, str], Record] = {}
+        self._sorted: dict[tuple[str, str], tuple[Record, list[str]]] = {}  # for under()
         # Trees found or made published this run: every package of a repository asks
         # (twice: is it at hand, then fetch), and nothing unpublishes a tree while this
         # process holds the shared lock, except its own discard_tree.
@@ -113,6 +115,25 @@ class Cache:
         if key not in self._records:
             self._records[key] = self._read_record(repo, commit)
         return self._records[key]
+
+    def under(self, repo: str, commit: str, path: str) -> Record:
+        """The record's entries at ``path`` or below it (all for ""), relative to the
+        tree. Found by bisecting the record's sorted paths: a catalog repository of
+        thousands of skills was scanned whole for each of its packages."""
+        record = self.record(repo, commit)
+        if not path:
+            return record
+        known = self._sorted.get((repo, commit))
+        if known is None or known[0] is not record:
+            known = self._sorted[(repo, commit)] = (record, sorted(record))
+        paths = known[1]
+        # "a/b" and everything under "a/b/": between "a/b" and "a/b0" ("0" follows "/")
+        start, end = bisect.bisect_left(paths, path), bisect.bisect_left(paths, path + "0")
+        return {
+            relative: record[relative]
+            for relative in paths[start:end]
+            if relative == path or relative.startswith(path + "/")
+        }
 
     def _read_record(self, repo: str, commit: str) -> Record:
         try:

@@ -97,7 +97,7 @@ class Trees:
         """Did publishing the tree write ``path``? If so and it is gone now, the entry is
         damaged (``integrity`` fetches it again), not a path the repository lacks."""
         try:
-            return _extracted_at(self.cache.record(repo, key), path)
+            return _extracted_at(self.cache.under(repo, key, path), path)
         except DamagedEntry:
             return True
 
@@ -225,7 +225,7 @@ class Trees:
         return self._download(repo, key, source)
 
     def _hash(self, repo: str, key: str, path: str) -> str | None:
-        record = self.cache.record(repo, key)
+        record = self.cache.under(repo, key, path)
         tree = self.cache.tree(repo, key)
         package = tree / path if path else tree
         mode = _lmode(package)
@@ -249,7 +249,7 @@ class Trees:
                 )
                 raise archive.ArchiveError([error("archive", f"{repo}@{key[:12]}/{path}", message)])
         if events.active():
-            _report_skipped(repo, key, path, record)
+            _report_skipped(repo, key, path, self.cache.record(repo, key))
         remembered = self.seals.integrity(repo, key, path, package)
         if remembered is not None:
             return remembered
