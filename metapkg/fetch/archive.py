@@ -19,7 +19,7 @@ import hashlib
 import os
 import tarfile
 import zlib
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from metapkg import failpoint
 from metapkg.diagnostics import Diagnostic, FetchError, error
@@ -117,7 +117,9 @@ def _checked_path(member: tarfile.TarInfo, top: str | None, source: str) -> tupl
     name = member.name
     if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
         raise _reject(source, name, "absolute path")
-    parts = PurePosixPath(name.replace("\\", "/")).parts
+    # What PurePosixPath(...).parts gives for a relative name (empty and "." parts
+    # dropped), without building a path object per member.
+    parts = [part for part in name.replace("\\", "/").split("/") if part and part != "."]
     if any(part == ".." for part in parts):
         raise _reject(source, name, "'..' in the path")
     if not parts:
@@ -172,16 +174,27 @@ def _write(
     digest = hashlib.sha256()
     size = 0
     executable = bool(member.mode & 0o111)
+    # Reads of the member's size (at most 1 MiB): a 1 MiB read of a 2 KiB file made
+    # malloc map and unmap a buffer every time.
+    chunk_size = max(1, min(member.size, 1 << 20))
     handle = os.open(target, _CREATE, 0o555 if executable else 0o444)
-    with stream, open(handle, "wb") as out:
-        while chunk := stream.read(1 << 20):
-            digest.update(chunk)
-            size += len(chunk)
-            failpoint.charge(len(chunk), target)
-            out.write(chunk)
-        out.flush()
-        os.utime(out.fileno(), ns=(SEALED_MTIME_NS, SEALED_MTIME_NS))
+    try:
+        with stream:
+            while chunk := stream.read(chunk_size):
+                digest.update(chunk)
+                size += len(chunk)
+                failpoint.charge(len(chunk), target)
+                _write_all(handle, chunk)
+        os.utime(handle, ns=(SEALED_MTIME_NS, SEALED_MTIME_NS))
+    finally:
+        os.close(handle)
     return size, executable, digest.hexdigest()
+
+
+def _write_all(handle: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle, view) :]
 
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
