@@ -120,10 +120,17 @@ class Transaction:
     def _missing_folders(self, operations: list[Operation]) -> list[str]:
         """Folders the commit will create (so an undo can remove exactly those)."""
         missing: dict[str, None] = {}
+        there: set[str] = set()  # each folder is looked at once, not once per operation
         for operation in operations:
             folder = Path(operation.path).parent
-            while not _stop(folder) and not self.scope.locate(folder.as_posix()).exists():
-                missing[folder.as_posix()] = None
+            while not _stop(folder):
+                name = folder.as_posix()
+                if name in there or name in missing:
+                    break
+                if self.scope.locate(name).exists():
+                    there.add(name)
+                    break
+                missing[name] = None
                 folder = folder.parent
         return sorted(missing, key=len)
 
