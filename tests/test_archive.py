@@ -317,6 +317,7 @@ def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_
     there.mkdir()
     (tmp_path / "a").mkdir()
     expected = extract(_write(tmp_path / "a", good), here, SOURCE)
+    workers.shutdown()  # none left by an in-process install of another test
     monkeypatch.setattr(unpack, "_running", 1)  # another extraction is under way
     try:
         assert unpack.extract(_write(tmp_path / "a", good), there, SOURCE) == expected

@@ -17,6 +17,9 @@ pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on 
 
 @pytest.fixture(autouse=True)
 def _stopped() -> Iterator[None]:
+    # No pool before (an in-process install of another test may have left one in this
+    # process) and none after.
+    workers.shutdown()
     yield
     workers.shutdown()
 
