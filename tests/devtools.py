@@ -156,7 +156,10 @@ def page(browser: str | None = None) -> Iterator[DevTools]:
     browser = browser or chromium()
     if browser is None:
         raise FileNotFoundError("no Chromium: apt-get install -y chromium")
-    with tempfile.TemporaryDirectory(prefix="metapkg-chromium-") as profile:
+    # Removed by _remove_profile, not TemporaryDirectory: Chromium's helper processes may
+    # still write into the profile just after the browser process has exited (seen as
+    # "Directory not empty: 'Default'" on a slow disk).
+    with _profile_folder() as profile:
         process = subprocess.Popen(
             [browser, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
@@ -175,6 +178,23 @@ def page(browser: str | None = None) -> Iterator[DevTools]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextmanager
+def _profile_folder() -> Iterator[str]:
+    profile = tempfile.mkdtemp(prefix="metapkg-chromium-")
+    try:
+        yield profile
+    finally:
+        for _ in range(50):  # up to 5 s for Chromium's helpers to let go
+            try:
+                shutil.rmtree(profile)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.1)
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def _page_websocket(profile: Path, timeout: float = 30.0) -> str:
