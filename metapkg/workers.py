@@ -84,6 +84,10 @@ def run(job: Callable[..., R], *args: object) -> R | Undone:
         return UNDONE
     try:
         future: Future[R] = current.submit(job, *args)
+    except Exception:  # the pool could not take it (could not start a worker): not the job
+        _stop(current)
+        return UNDONE
+    try:
         return future.result()
     except BaseException as exc:
         if _failed(exc, current):
@@ -109,12 +113,18 @@ def _failed(exc: BaseException, failed: ProcessPoolExecutor) -> bool:
     pool_errors = (BrokenProcessPool, CancelledError, EOFError, ConnectionError, RuntimeError)
     if not isinstance(exc, pool_errors):
         return False
+    _stop(failed)
+    return True
+
+
+def _stop(failed: ProcessPoolExecutor) -> None:
+    """Stop a pool that failed (waiting for its workers, so none still writes); a new one
+    may start later. Only that pool: another thread may have started a new one since."""
     global _pool
     with _lock:
         if _pool is failed:
             _pool = None
     failed.shutdown(wait=True, cancel_futures=True)
-    return True
 
 
 def shutdown() -> None:

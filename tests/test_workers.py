@@ -78,3 +78,24 @@ def test_with_no_worker_everything_is_done_here(
     workers.share(jobs, place_packages, batch=4, undo=remove_targets)
     assert not workers.running()
     assert all((target / "SKILL.md").is_file() for _, target, _, _ in jobs)
+
+
+def test_a_pool_that_cannot_take_a_job_means_doing_it_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Starting a worker can fail at submit (out of memory for the fork): that is the
+    # pool's failure, not the job's, so the job is done here and the pool is stopped.
+    import errno
+
+    pool = workers.pool()
+    assert pool is not None
+
+    def cannot(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOMEM, "Cannot allocate memory")
+
+    monkeypatch.setattr(pool, "submit", cannot)
+    jobs = _packages(tmp_path, 8)
+    assert isinstance(workers.run(place_packages, jobs), workers.Undone)
+    assert not workers.running()
+    workers.share(jobs, place_packages, batch=2, undo=remove_targets)  # a new pool, or here
+    assert all((target / "SKILL.md").is_file() for _, target, _, _ in jobs)
