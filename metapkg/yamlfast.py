@@ -46,6 +46,7 @@ _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?")
 _VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 _INT = re.compile(r"0|[1-9][0-9]{0,17}")
+_FLOW = re.compile(r"[][{}]")  # flow collection characters: never in a plain scalar here
 # A commit id: lowercase hex. One holding a, c, d or f is no number in any YAML schema (a
 # number's letters are e, x, o, b; 0x needs the x); others are left to ruamel.
 _HEX = re.compile(r"[0-9a-f]+")
@@ -204,7 +205,7 @@ def _uncommented(text: str) -> str:
 def _plain(text: str) -> Any:
     """A plain scalar every YAML schema reads as this very string (or, for a plain decimal
     number of up to 18 digits, as that int), else _NO."""
-    if not text or ": " in text or text.endswith(":") or any(c in text for c in "[]{}"):
+    if not text or ": " in text or text.endswith(":") or _FLOW.search(text):
         return _NO
     if not text.isascii() and any(c.isspace() and c != " " for c in text):
         return _NO
