@@ -20,7 +20,7 @@ from conftest import (
     write_manifest,
 )
 
-from metapkg.provision.plan import writer_for
+from metapkg.provision.plan import emptying
 
 ALL = "[claude, agents, codex, cursor, vscode, gemini, opencode, kiro, metis]"
 SKILL_FOLDERS = [".claude/skills", ".agents/skills", ".kiro/skills", ".metis/skills"]
@@ -49,9 +49,9 @@ def _servers(project: Path, path: str) -> dict[str, object]:
     fmt, where, _ = CONFIGS[path]
     text = (project / path).read_text()
     if fmt == "jsonc":  # comments: read through the host's own JSONC reader
-        writer = writer_for(path)
-        assert writer is not None
-        return dict(writer.entries(text))
+        edit = emptying(path)
+        assert edit is not None
+        return dict(edit.writer.entries(text))
     data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
     for key in where:
         data = data.get(key, {})

@@ -89,7 +89,7 @@ def install(
             unpinned = unpin(current) if current is not None else frozenset()
         options = FetchOptions(offline=offline, frozen=frozen, workers=workers, unpinned=unpinned)
         resolution = resolve_project(
-            project, options, None, fresh, link_mode=link_mode, manifest=manifest, scope=where
+            project, options, fresh, link_mode=link_mode, manifest=manifest, scope=where
         )
         if frozen:
             check_frozen(resolution)
@@ -167,12 +167,13 @@ def _only_ours(path: Path, applied: Applied, config: str) -> bool:
     servers). Read once: the entries and the settings come from the same text."""
     import json
 
-    from metapkg.provision.plan import writer_for
+    from metapkg.provision.plan import emptying
     from metapkg.textio import read_utf8
 
-    writer = writer_for(config)
-    if writer is None or not path.is_file():
+    edit = emptying(config)
+    if edit is None or not path.is_file():
         return False
+    writer = edit.writer
     try:
         text = read_utf8(path, "mcp-json", config)
         present = writer.entries(text)

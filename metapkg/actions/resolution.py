@@ -7,7 +7,7 @@ files should become.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,7 +140,6 @@ def _merged(
 def resolve_project(
     project: Path,
     options: FetchOptions | None = None,
-    progress: Callable[[int, int], None] | None = None,
     fresh: frozenset[str] | None = None,
     registry: Mapping[str, SourceFactory] = REGISTRY,
     link_mode: str | None = None,
@@ -154,7 +153,6 @@ def resolve_project(
     ``scope``: where the plan provisions (default: the project; ``--global``: the user's)."""
     manifest = manifest or manifest_file.read(project)
     options = options or FetchOptions()
-    progress = progress or _report_resolving
     prechecks.refuse_the_project_itself(
         project, [d.origin for d in manifest.dependencies] + list(manifest.overrides.values())
     )
@@ -177,7 +175,7 @@ def resolve_project(
         if old_lock is not None:  # the lock's graph, as far as still needed, in one wave
             needed = prechecks.still_needed(project, manifest, old_lock)
             discovery.warm(item.origin for item in locked if item.key in needed)
-        crawled = discovery.crawl(manifest.dependencies, manifest.overrides, progress)
+        crawled = discovery.crawl(manifest.dependencies, manifest.overrides, _report_resolving)
         if crawled.problems:
             raise ResolutionError(crawled.problems)
         prechecks.refuse_the_project_itself(project, crawled.nodes)

@@ -266,12 +266,6 @@ def emptying(path: str, hosts: Mapping[str, Host] = registry.HOSTS) -> ConfigEdi
     return None
 
 
-def writer_for(path: str, hosts: Mapping[str, Host] = registry.HOSTS) -> ConfigWriter | None:
-    """The writer of a config file some host reads; ``hosts`` as the scope places them."""
-    edit = emptying(path, hosts)
-    return None if edit is None else edit.writer
-
-
 def _gets_anything(
     host: Host, placements: Mapping[str, Placement], edits: list[ConfigEdit]
 ) -> bool:

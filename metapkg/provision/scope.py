@@ -97,7 +97,8 @@ def user(base: Path | None = None) -> Scope:
     return Scope("user", folder, registry.USER_HOSTS, paths.USER, home, env)
 
 
-_SHARED_ROOTS = ("~", "{xdg_config}", "{app_config}")  # every user has these: no sign of a host
+# The user roots every user has (no sign of a host); {codex_home} is Codex's own.
+_SHARED_ROOTS = frozenset(paths.USER_ROOTS) - {"{codex_home}"}
 
 
 def detect_user_hosts(scope: Scope) -> tuple[str, ...]:
