@@ -58,6 +58,7 @@ class Trees:
         self._trees: Once[tuple[str, str], Path] = Once()
         self._repairs: Once[tuple[str, str], Path] = Once()
         self._parts: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (commit, path)
+        self._skipped: dict[tuple[str, str], list[tuple[str, str]]] = {}  # for -v
 
     def close(self) -> None:
         self.seals.save()
@@ -97,7 +98,7 @@ class Trees:
         """Did publishing the tree write ``path``? If so and it is gone now, the entry is
         damaged (``integrity`` fetches it again), not a path the repository lacks."""
         try:
-            return _extracted_at(self.cache.under(repo, key, path), path)
+            return _extracted_at(self.cache.under(repo, key, path))
         except DamagedEntry:
             return True
 
@@ -230,7 +231,7 @@ class Trees:
         package = tree / path if path else tree
         mode = _lmode(package)
         if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):  # gone, a link, a device
-            if _extracted_at(record, path):  # the record says it was written: damaged
+            if _extracted_at(record):  # the record says it was written: damaged
                 raise DamagedEntry(f"{path or 'the tree'} is gone or is now a link")
             return None
         if stat.S_ISREG(mode):
@@ -249,7 +250,10 @@ class Trees:
                 )
                 raise archive.ArchiveError([error("archive", f"{repo}@{key[:12]}/{path}", message)])
         if events.active():
-            _report_skipped(repo, key, path, self.cache.record(repo, key))
+            in_tree = self._skipped.get((repo, key))  # sorted once per tree, not per package
+            if in_tree is None:
+                in_tree = self._skipped[(repo, key)] = skipped_entries(self.cache.record(repo, key))
+            _report_skipped(repo, key, path, in_tree)
         remembered = self.seals.integrity(repo, key, path, package)
         if remembered is not None:
             return remembered
@@ -274,14 +278,10 @@ def _lmode(path: Path) -> int:
         return 0
 
 
-def _extracted_at(record: Mapping[str, tuple[int, bool, str]], path: str) -> bool:
-    """Whether the extraction wrote a file at ``path`` or under it (not skipped)."""
-    if path in record:
-        return archive.skipped_why(record[path]) is None
-    prefix = f"{path}/" if path else ""
-    return any(
-        k.startswith(prefix) and archive.skipped_why(entry) is None for k, entry in record.items()
-    )
+def _extracted_at(under: Mapping[str, tuple[int, bool, str]]) -> bool:
+    """Whether the extraction wrote any of ``under`` (``Cache.under``'s entries at a path
+    and below it), not only skipped it."""
+    return any(archive.skipped_why(entry) is None for entry in under.values())
 
 
 class _Large(Exception):
@@ -292,13 +292,15 @@ class _GitUnusable(Exception):
     """git is missing or failed: use the whole archive."""
 
 
-def _report_skipped(
-    repo: str, commit: str, path: str, record: Mapping[str, tuple[int, bool, str]]
-) -> None:
+def skipped_entries(record: Mapping[str, tuple[int, bool, str]]) -> list[tuple[str, str]]:
+    """(path, why) of every entry the extraction skipped, sorted."""
+    return sorted((p, why) for p, entry in record.items() if (why := archive.skipped_why(entry)))
+
+
+def _report_skipped(repo: str, commit: str, path: str, skipped: list[tuple[str, str]]) -> None:
     """Tell ``-v`` which entries of the archive were skipped outside the package at
     ``path`` (inside it they are an error, above)."""
-    for relative, entry in sorted(record.items()):
-        why = archive.skipped_why(entry)
+    for relative, why in skipped:
         inside = not path or relative == path or relative.startswith(f"{path}/")
-        if why is not None and not inside:
+        if not inside:
             events.emit(events.Skipped(repo, commit, relative, why))
