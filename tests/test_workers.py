@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from metapkg import workers
-from metapkg.provision.linkmode import place_packages, remove_targets
+from metapkg.provision.apply import unplace
+from metapkg.provision.linkmode import place_packages
 
 pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on one core")
 
@@ -39,7 +40,7 @@ def _packages(root: Path, count: int) -> list[tuple[Path, Path, str, bool]]:
 
 def test_shared_jobs_are_each_done_once_here_or_in_the_worker(tmp_path: Path) -> None:
     jobs = _packages(tmp_path, 120)
-    workers.share(jobs, place_packages, batch=4, undo=remove_targets)
+    workers.share(jobs, place_packages, batch=4, undo=unplace)
     assert workers.running()  # a worker took part
     for n in range(120):
         target = tmp_path / "stage" / f"p{n}"
@@ -51,7 +52,7 @@ def test_a_workers_error_is_raised_here(tmp_path: Path) -> None:
     jobs = _packages(tmp_path, 40)
     (jobs[-1][1]).mkdir()  # the last batch (the worker's first) meets an existing folder
     with pytest.raises(FileExistsError):
-        workers.share(jobs, place_packages, batch=4, undo=remove_targets)
+        workers.share(jobs, place_packages, batch=4, undo=unplace)
     assert workers.running()  # the error came from the worker, not from a batch done here
 
 
@@ -65,7 +66,7 @@ def test_a_batch_a_dead_worker_left_half_done_is_cleaned_and_done_here(tmp_path:
     half = jobs[-1][1]  # the worker's first batch, as if it had begun writing it
     half.mkdir()
     (half / "SKILL.md").write_text("half")
-    workers.share(jobs, place_packages, batch=4, undo=remove_targets)
+    workers.share(jobs, place_packages, batch=4, undo=unplace)
     for n, (_, target, _, _) in enumerate(jobs):
         assert (target / "SKILL.md").read_text() == f"skill {n}\n"
 
@@ -75,7 +76,7 @@ def test_with_no_worker_everything_is_done_here(
 ) -> None:
     monkeypatch.setenv("METAPKG_FAILPOINT", "enospc:999999999")  # byte counts: in-process
     jobs = _packages(tmp_path, 30)
-    workers.share(jobs, place_packages, batch=4, undo=remove_targets)
+    workers.share(jobs, place_packages, batch=4, undo=unplace)
     assert not workers.running()
     assert all((target / "SKILL.md").is_file() for _, target, _, _ in jobs)
 
@@ -97,5 +98,5 @@ def test_a_pool_that_cannot_take_a_job_means_doing_it_here(
     jobs = _packages(tmp_path, 8)
     assert isinstance(workers.run(place_packages, jobs), workers.Undone)
     assert not workers.running()
-    workers.share(jobs, place_packages, batch=2, undo=remove_targets)  # a new pool, or here
+    workers.share(jobs, place_packages, batch=2, undo=unplace)  # a new pool, or here
     assert all((target / "SKILL.md").is_file() for _, target, _, _ in jobs)

@@ -190,6 +190,7 @@ class Cache:
         """Move a damaged tree out of the way (then delete it), so it is fetched again."""
         self._use()
         self._records.pop((repo, commit), None)
+        self._sorted.pop((repo, commit), None)
         self._published.discard((repo, commit))
         tree = self.tree(repo, commit)
         self._record_path(repo, commit).unlink(missing_ok=True)
@@ -282,10 +283,11 @@ class Cache:
                 ]
             size = sum(_size(path) for path in paths)
             for path in paths:
-                _delete(path)
+                delete(path)
         finally:
             handle.close()
         self._records.clear()
+        self._sorted.clear()
         self._published.clear()
         return size
 
@@ -307,7 +309,7 @@ class Cache:
         for entry in entries:
             try:
                 if now - entry.stat(follow_symlinks=False).st_mtime > _STALE_SECONDS:
-                    _delete(Path(entry.path))
+                    delete(Path(entry.path))
             except OSError:
                 continue
 
@@ -353,7 +355,8 @@ def _size(root: Path) -> int:
     return total
 
 
-def _delete(path: Path) -> None:
+def delete(path: Path) -> None:
+    """Remove a file or a tree of read-only cached files."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, onerror=_make_writable_and_retry)
     else:

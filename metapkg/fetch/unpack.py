@@ -46,12 +46,8 @@ def extract(archive_file: Path, destination: Path, source: str) -> dict[str, tup
 
 
 def _empty(folder: Path) -> None:
-    """Remove what a dead worker left in ``folder`` (its files are read-only, its
-    folders are not: both go)."""
-    import shutil
+    """Remove what a dead worker left in ``folder``, as the cache removes its trees."""
+    from metapkg.fetch.cache import delete
 
     for child in folder.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
+        delete(child)

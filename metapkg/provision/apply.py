@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from errno import ENOSPC
 from pathlib import Path
@@ -24,10 +24,10 @@ from pathlib import Path
 from metapkg import events, failpoint
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
 from metapkg.integrity import TreeError
-from metapkg.provision.linkmode import place_packages, remove_targets
+from metapkg.provision.linkmode import place_packages
 from metapkg.provision.plan import ConfigEdit, Placement, Plan, emptying, written_hash
 from metapkg.provision.scope import Scope
-from metapkg.provision.stage import STATE_DIR, Transaction
+from metapkg.provision.stage import STATE_DIR, Transaction, delete_path
 from metapkg.provision.state import Owned, OwnedPath
 from metapkg.textio import read_utf8
 
@@ -129,9 +129,15 @@ def _place(packages: list[tuple[Path, Path, str, bool]]) -> None:
     from metapkg import workers
 
     if len(packages) >= (SHARED_FROM if workers.running() else STARTS_WORKER_FROM):
-        workers.share(packages, place_packages, batch=16, undo=remove_targets)
+        workers.share(packages, place_packages, batch=16, undo=unplace)
     else:
         place_packages(packages)
+
+
+def unplace(packages: Sequence[tuple[Path, Path, str, bool]]) -> None:
+    """Remove what a worker that died may have placed of ``packages`` (in the stage)."""
+    for _, target, _, _ in packages:
+        delete_path(target)
 
 
 def needs_copy(scope: Scope, owned: Owned, placement: Placement, reinstall: bool) -> bool:

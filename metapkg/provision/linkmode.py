@@ -37,17 +37,6 @@ def place_packages(packages: Sequence[tuple[Path, Path, str, bool]]) -> None:
         place_package(source, target, mode, shared)
 
 
-def remove_targets(packages: Sequence[tuple[Path, Path, str, bool]]) -> None:
-    """Remove what a worker that died may have placed of ``packages`` (in the stage)."""
-    import shutil
-
-    for _, target, _, _ in packages:
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif os.path.lexists(target):
-            os.unlink(target)
-
-
 def place_package(source: Path, target: Path, mode: str = "copy", shared: bool = False) -> None:
     """Put a package folder (or one file) at ``target``, execute bits kept."""
     place = _PLACERS[mode] if mode != "hardlink" or shared else copy_file

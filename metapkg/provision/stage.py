@@ -177,11 +177,11 @@ def rollback(root: Path, scope: Scope) -> None:
         backup = root / "backup" / operation.path
         if operation.had_original:
             if os.path.lexists(backup):
-                _delete(target)
+                delete_path(target)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(backup, target)
         elif operation.staged:
-            _delete(target)
+            delete_path(target)
     for folder in reversed(created):
         with contextlib.suppress(OSError):
             scope.locate(folder).rmdir()
@@ -278,7 +278,8 @@ def _refused(path: str, why: str) -> ProvisionError:
     )
 
 
-def _delete(path: Path) -> None:
+def delete_path(path: Path) -> None:
+    """Remove a file, a link or a whole folder at ``path``, if there is one."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
     elif os.path.lexists(path):
