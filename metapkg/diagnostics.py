@@ -61,6 +61,17 @@ class MetapkgError(Exception):
     def single(cls, rule: str, path: str, message: str, line: int | None = None) -> MetapkgError:
         return cls([error(rule, path, message, line)])
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled by its diagnostics and attributes, whatever a subclass's ``__init__``
+        takes: errors cross from worker processes (metapkg/workers.py)."""
+        return _rebuilt, (type(self), self.diagnostics), self.__dict__
+
+
+def _rebuilt(cls: type[MetapkgError], diagnostics: tuple[Diagnostic, ...]) -> MetapkgError:
+    found = cls.__new__(cls)
+    MetapkgError.__init__(found, diagnostics)
+    return found
+
 
 class UnreadableFile(MetapkgError):
     """The system would not let metapkg read a file (permissions, a folder or a FIFO in

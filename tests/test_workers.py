@@ -100,3 +100,22 @@ def test_a_pool_that_cannot_take_a_job_means_doing_it_here(
     assert not workers.running()
     workers.share(jobs, place_packages, batch=2, undo=unplace)  # a new pool, or here
     assert all((target / "SKILL.md").is_file() for _, target, _, _ in jobs)
+
+
+def test_metapkg_errors_cross_the_process_boundary_whole() -> None:
+    # A worker's error arrives pickled: every MetapkgError keeps its diagnostics, its
+    # class and its attributes, whatever its __init__ takes.
+    import pickle
+
+    from metapkg.diagnostics import error
+    from metapkg.fetch.archive import ArchiveError
+    from metapkg.fetch.source import NotFound
+    from metapkg.origins import parse_origin as parse
+
+    found = [error("archive", "src", "unsafe archive entry 'x'")]
+    again = pickle.loads(pickle.dumps(ArchiveError(found)))
+    assert type(again) is ArchiveError and again.diagnostics == tuple(found)
+    assert str(again) == str(ArchiveError(found))
+    missing = NotFound(parse("https://github.com/acme/tools/tree/main/skills/a"), "no such ref")
+    back = pickle.loads(pickle.dumps(missing))
+    assert type(back) is NotFound and back.why == "no such ref" and back.origin == missing.origin

@@ -22,7 +22,7 @@ import zlib
 from pathlib import Path
 
 from metapkg import failpoint
-from metapkg.diagnostics import Diagnostic, FetchError, error
+from metapkg.diagnostics import FetchError, error
 from metapkg.integrity import SEALED_MTIME_NS
 
 MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # compressed download
@@ -33,9 +33,7 @@ MAX_TRAILING_BYTES = 1024 * 1024  # after the tar's end-of-archive blocks
 
 
 class ArchiveError(FetchError):
-    def __reduce__(self) -> tuple[type[ArchiveError], tuple[tuple[Diagnostic, ...]]]:
-        """Pickled by its diagnostics: it is raised in the extracting worker process."""
-        return type(self), (self.diagnostics,)
+    pass
 
 
 def _reject(source: str, entry: str, why: str) -> ArchiveError:
