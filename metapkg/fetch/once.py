@@ -16,13 +16,21 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-class _Result(Generic[V]):
-    """One computation's value or exception, once it is done."""
+class Result(Generic[V]):
+    """One computation's value or exception, once it is done. It has the two methods of a
+    Future the crawl uses on a load done inline (resolve/discovery.py)."""
 
     def __init__(self) -> None:
         self._done = threading.Event()
         self._value: V | None = None
         self._error: BaseException | None = None
+
+    @classmethod
+    def of(cls, compute: Callable[[], V]) -> Result[V]:
+        """``compute`` run here and now."""
+        done: Result[V] = cls()
+        done.finish(compute)
+        return done
 
     def finish(self, compute: Callable[[], V]) -> None:
         try:
@@ -32,27 +40,31 @@ class _Result(Generic[V]):
         finally:
             self._done.set()
 
-    def wait(self) -> V:
+    def result(self) -> V:
         self._done.wait()
         if self._error is not None:
             raise self._error
         return self._value  # type: ignore[return-value]  # set: V may itself be None
 
+    def add_done_callback(self, callback: Callable[[Result[V]], object]) -> None:
+        """``callback(self)`` now (only for a finished result, as the crawl's are)."""
+        callback(self)
+
 
 class Once(Generic[K, V]):
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._results: dict[K, _Result[V]] = {}
+        self._results: dict[K, Result[V]] = {}
 
     def get(self, key: K, compute: Callable[[], V]) -> V:
         with self._lock:
             result = self._results.get(key)
             owner = result is None
             if result is None:
-                result = self._results[key] = _Result()
+                result = self._results[key] = Result()
         if owner:
             result.finish(compute)
-        return result.wait()
+        return result.result()
 
     def forget(self, key: K) -> None:
         """Compute ``key`` again next time (after a repair, say)."""

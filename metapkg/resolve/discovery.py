@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from metapkg.diagnostics import Diagnostic, FetchError, MetapkgError, error, warning
-from metapkg.fetch.once import Once
+from metapkg.fetch.once import Once, Result
 from metapkg.fetch.source import Fetched, NotFound
 from metapkg.fetch.sources import Sources
 from metapkg.fetch.tags import tag_version
@@ -186,7 +186,7 @@ class Discovery:
         (20 local skills: 55 ms on the pool, 25 ms inline)."""
         if not inline:
             return self._executor().submit(work)
-        return _Done(work)
+        return Result.of(work)
 
     def warm(self, origins: Iterable[Origin]) -> None:
         """Load origins expected to be needed (the lock's packages): those to download on
@@ -297,31 +297,11 @@ class Discovery:
         return node
 
 
-class _Done:
-    """A load done inline: the two methods of a Future the crawl uses."""
-
-    def __init__(self, work: Callable[[], Node]) -> None:
-        self._node: Node | None = None
-        self._error: Exception | None = None
-        try:
-            self._node = work()
-        except Exception as exc:  # the crawl reports it, as it does a pool worker's
-            self._error = exc
-
-    def result(self) -> Node:
-        if self._error is not None:
-            raise self._error
-        assert self._node is not None
-        return self._node
-
-    def add_done_callback(self, callback: Callable[[Pending], object]) -> None:
-        callback(self)
-
-
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    Pending: TypeAlias = "Future[Node] | _Done"  # a load on the pool, or one done inline
+    Pending: TypeAlias = "Future[Node] | Result[Node]"  # on the pool, or done inline
+
 # Why a load was started: (parent, dependency, None), or (None, None, override origin).
 Why = tuple[Origin | None, Dependency | None, Origin | None]
 
