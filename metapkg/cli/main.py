@@ -136,6 +136,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         gc.set_threshold(*collecting)
         _restore(saved)
+        _stop_workers()
+
+
+def _stop_workers() -> None:
+    """A command's worker processes end with it (metapkg/workers.py), also when main is
+    called in-process (tests): a pool left for the interpreter's exit outlived the
+    modules it needs to stop."""
+    workers = sys.modules.get("metapkg.workers")
+    if workers is not None:
+        workers.shutdown()
 
 
 def _parse_and_run(argv: list[str]) -> int:
