@@ -43,6 +43,8 @@ class RequestRecord:
     headers: dict[str, str]
     status: int
     body_bytes: int = 0  # the length of the response body sent (after any truncation)
+    arrived: float = 0.0  # time.monotonic() when the request came in
+    answered: float = 0.0  # ... and when its answer was ready (after the latency)
 
 
 class FixtureGitHub:
@@ -248,6 +250,18 @@ class FixtureGitHub:
             if regex.search(record.path) and (host is None or record.host == host)
         )
 
+    def most_at_once(self, pattern: str = "") -> int:
+        """The most requests matching ``pattern`` that were in flight at the same time (a
+        client that asks one after another: 1)."""
+        with self._log_lock:
+            found = [r for r in self._log if re.search(pattern, r.path)]
+        edges = sorted([(r.arrived, 1) for r in found] + [(r.answered, -1) for r in found])
+        most = now = 0
+        for _, step in edges:  # at equal times an answer (-1) sorts before an arrival
+            now += step
+            most = max(most, now)
+        return most
+
     def clear_log(self) -> None:
         with self._log_lock:
             self._log.clear()
@@ -259,6 +273,7 @@ class FixtureGitHub:
     ) -> Response:
         """Build the answer to one request, apply body faults and log it (before any byte is
         sent, so a client that got a response always finds it in the log)."""
+        arrived = time.monotonic()
         delay = self.latency
         if delay > 0:
             time.sleep(delay)
@@ -270,7 +285,16 @@ class FixtureGitHub:
             response.trickle_seconds, response.trickle_chunks = slow.seconds, slow.chunks
         with self._log_lock:
             self._log.append(
-                RequestRecord(host, method, path, headers, response.status, len(response.body))
+                RequestRecord(
+                    host,
+                    method,
+                    path,
+                    headers,
+                    response.status,
+                    len(response.body),
+                    arrived,
+                    time.monotonic(),
+                )
             )
         return response
 
