@@ -448,7 +448,7 @@ def test_a_config_file_is_removed_only_if_metapkg_created_it(
     cli, tmp_path: Path, before: str | None
 ) -> None:
     # A user's own .mcp.json, even an empty one, is theirs: once metapkg's servers are
-    # gone again it stays as it was. One metapkg created goes with its last server.
+    # gone again it stays, empty. One metapkg created goes with its last server.
     server = make_mcp(tmp_path / "cat", "io.acme/db")
     project = tmp_path / "proj"
     write_manifest(project, mcps=[file_origin(server)])
@@ -462,7 +462,9 @@ def test_a_config_file_is_removed_only_if_metapkg_created_it(
     if before is None:
         assert not (project / ".mcp.json").exists()
     else:
-        assert json.loads((project / ".mcp.json").read_text()) in ({"mcpServers": {}}, {})
+        # kept, with no server left in it (a "{}" keeps the empty table metapkg added:
+        # which keys the user had before is not recorded)
+        assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {}}
 
 
 # -- metaskills ------------------------------------------------------------------------------

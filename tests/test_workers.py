@@ -51,9 +51,10 @@ def test_shared_jobs_are_each_done_once_here_or_in_the_worker(tmp_path: Path) ->
 def test_a_workers_error_is_raised_here(tmp_path: Path) -> None:
     jobs = _packages(tmp_path, 40)
     (jobs[-1][1]).mkdir()  # the last batch (the worker's first) meets an existing folder
-    with pytest.raises(FileExistsError):
+    with pytest.raises(FileExistsError) as caught:
         workers.share(jobs, place_packages, batch=4, undo=unplace)
-    assert workers.running()  # the error came from the worker, not from a batch done here
+    # raised in the worker, not by a batch done here: it carries the worker's traceback
+    assert type(caught.value.__cause__).__name__ == "_RemoteTraceback"
 
 
 def test_a_batch_a_dead_worker_left_half_done_is_cleaned_and_done_here(tmp_path: Path) -> None:
