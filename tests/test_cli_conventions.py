@@ -283,19 +283,26 @@ NOT_FOR_FILES = (
     "metapkg.hosts.config.jsonc", "tomlkit",
 )  # fmt: skip
 # ... and what an up-to-date install, --version and --help have no use for: answered
-# before argparse, from one record, without JSON, pathlib, typing or dataclasses.
+# before argparse, from one record, without JSON, pathlib, typing, dataclasses or a
+# subprocess.
 NOT_FOR_NOOP = (
     *NOT_FOR_FILES, "argparse", "json", "pathlib", "typing", "dataclasses", "re",
-    "platformdirs", "metapkg.diagnostics", "metapkg.events", "metapkg.cli.progress",
+    "platformdirs", "metapkg.diagnostics", "metapkg.events", "metapkg.cli.progress", "subprocess",
     "metapkg.cli.parser", "metapkg.manifest", "metapkg.lock",
 )  # fmt: skip
 
 
 def _loaded(
-    project: Path, tmp_path: Path, runs: list[list[str]], heavy: tuple[str, ...]
+    project: Path,
+    tmp_path: Path,
+    runs: list[list[str]],
+    heavy: tuple[str, ...],
+    extra: dict[str, str] | None = None,
 ) -> tuple[object, str]:
     shared = {"METAPKG_CACHE_DIR": str(tmp_path / "cache")}
-    env = _cli_environment({**shared, "METAPKG_SHARED_DIR": str(tmp_path / "shared")})
+    env = _cli_environment(
+        {**shared, "METAPKG_SHARED_DIR": str(tmp_path / "shared"), **(extra or {})}
+    )
     code = SNIPPET.format(runs=runs, heavy=heavy)
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True
@@ -315,6 +322,29 @@ def test_small_jobs_import_only_what_they_use(tmp_path: Path) -> None:
     found, err = _loaded(project, tmp_path, runs, NOT_FOR_NOOP)
     assert "Already up to date" in err  # the no-op path was the one taken
     assert found == {"codes": [0, 0, 0, 0], "heavy": []}
+
+
+def test_a_github_install_with_a_token_imports_no_keyring_and_no_resolver(
+    tmp_path: Path,
+) -> None:
+    """Issue 19: the keyring only when no token is in the environment, resolvelib only
+    when there is something to choose (branches: nothing); the network stack is used."""
+    from ghfixtures import make_gh, skill_origin
+
+    for gh in make_gh(tmp_path, web=True):
+        gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}, "beta": {}}}})
+        gh.manifest(skills=[skill_origin("acme/tools", "main", n) for n in ("alpha", "beta")])
+        extra = {**gh.env, "GITHUB_TOKEN": "ghp_" + "a" * 36}
+        extra.pop("PYTHON_KEYRING_BACKEND", None)
+        found, err = _loaded(gh.project, tmp_path, [["-q", "install"]], HEAVY_WITH_TOKEN, extra)
+        assert isinstance(found, dict) and found["codes"] == [0], err
+        roots = {name.split(".")[0] for name in found["heavy"]}
+        assert roots == {"httpx"}, found["heavy"]  # no keyring, no resolvelib
+        assert (gh.project / ".claude" / "skills" / "alpha" / "SKILL.md").is_file()
+
+
+# httpx is listed to show the guard sees what the install does import.
+HEAVY_WITH_TOKEN = ("keyring", "resolvelib", "httpx")
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
