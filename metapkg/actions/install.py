@@ -189,7 +189,7 @@ def lock(
     project: Path, check: bool = False, offline: bool = False, workers: int = 16
 ) -> Resolution:
     """Resolve and write metapkg.lock only; with ``check``, raise if it would change."""
-    from metapkg.actions.resolution import conflicted, read_lock, resolve_project
+    from metapkg.actions.resolution import resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
     from metapkg.provision import scope as scopes
@@ -199,16 +199,9 @@ def lock(
         # an interrupted install's rollback must not undo this lock later
         recover(scopes.project(project))
         orphans.sweep_project(project)
-        if check and conflicted(project):
-            raise LockError.single(
-                "lock",
-                lockfmt.FILENAME,
-                "metapkg.lock has merge conflicts; run `metapkg lock` (which merges both "
-                "sides) and commit metapkg.lock",
-            )
-        if check:
-            read_lock(project)  # a damaged lock is reported as such, not as "no lock yet"
-        resolution = resolve_project(project, FetchOptions(offline=offline, workers=workers))
+        # --check: a lock with conflicts, or damaged, is an error, not "no lock yet"
+        options = FetchOptions(offline=offline, workers=workers)
+        resolution = resolve_project(project, options, clean_lock=check)
         if check:
             if resolution.lock_changed:
                 raise LockError(stale_reasons(resolution))

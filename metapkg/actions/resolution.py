@@ -73,23 +73,13 @@ def _lock_text(project: Path) -> str | None:
         raise lockfmt.UnreadableLock(exc.diagnostics) from None
 
 
-def conflicted(project: Path) -> bool:
-    """Does metapkg.lock hold git merge-conflict markers?"""
-    from metapkg.lock.merge import has_conflicts
-
-    try:
-        text = _lock_text(project)
-    except MetapkgError:
-        return False
-    return text is not None and has_conflicts(text)
-
-
 def _read_lock_or_replace(
-    project: Path, frozen: bool
+    project: Path, frozen: bool, clean: bool = False
 ) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
     """Like read_lock, but a damaged lock reads as none (with a warning) unless frozen:
     install and lock are about to write a correct one. A lock with merge conflicts reads
-    as both sides merged (lock/merge.py), and says what was kept. The file is read once."""
+    as both sides merged (lock/merge.py), and says what was kept. With ``frozen`` or
+    ``clean`` (`lock --check`) either is an error instead. The file is read once."""
     from metapkg.lock.merge import has_conflicts
 
     try:
@@ -99,18 +89,18 @@ def _read_lock_or_replace(
         if not has_conflicts(text):
             return lockfmt.parse(text), text, []
     except lockfmt.UnreadableLock as exc:
-        if frozen:
+        if frozen or clean:
             raise
         notes = [
             warning(d.rule, d.path, d.message.split("; run")[0] + "; writing a new lock", d.line)
             for d in exc.diagnostics
         ]
         return None, "", notes
-    return _merged(text, frozen)
+    return _merged(text, frozen, clean)
 
 
 def _merged(
-    text: str, frozen: bool
+    text: str, frozen: bool, clean: bool
 ) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
     from metapkg.lock.merge import merge
 
@@ -120,6 +110,13 @@ def _merged(
             lockfmt.FILENAME,
             "metapkg.lock has merge conflicts, and --frozen installs only a clean lock; run "
             "`metapkg install` (which merges both sides) and commit metapkg.lock",
+        )
+    if clean:
+        raise LockError.single(
+            "lock",
+            lockfmt.FILENAME,
+            "metapkg.lock has merge conflicts; run `metapkg lock` (which merges both "
+            "sides) and commit metapkg.lock",
         )
     try:
         merged = merge(text)
@@ -145,18 +142,21 @@ def resolve_project(
     link_mode: str | None = None,
     manifest: Manifest | None = None,
     scope: scopes.Scope | None = None,
+    clean_lock: bool = False,
 ) -> Resolution:
     """``fresh``: for `metapkg update`, the fqns whose locked versions are not reused
     (empty: none is); None reuses the lock's choices wherever they still fit.
     ``registry``: the sources per origin scheme (tests pass an in-memory forge).
     ``manifest``: instead of reading metapkg.yaml (a dry run of an edit).
-    ``scope``: where the plan provisions (default: the project; ``--global``: the user's)."""
+    ``scope``: where the plan provisions (default: the project; ``--global``: the user's).
+    ``clean_lock``: a damaged lock, or one with merge conflicts, is an error (`lock
+    --check`), not replaced or merged."""
     manifest = manifest or manifest_file.read(project)
     options = options or FetchOptions()
     prechecks.refuse_the_project_itself(
         project, [d.origin for d in manifest.dependencies] + list(manifest.overrides.values())
     )
-    old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen)
+    old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen, clean_lock)
     if old_lock is not None:
         pins = old_lock.pins
         options = dataclasses.replace(options, pins=pins)
