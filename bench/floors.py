@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import tarfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,22 +57,32 @@ def _count(folders: Iterable[Path]) -> tuple[int, int]:
     return files, dirs
 
 
+def _timed(
+    commands: Callable[[Path], list[list[str]]], scratch: Path, name: str, runs: int
+) -> float:
+    """Median of ``runs``: the ``commands`` for a fresh empty target folder, one after
+    another, the file system synced first (as before each install run, bench/__main__.py)."""
+    times = []
+    for run in range(runs):
+        target = scratch / f"{name}-{run}"
+        target.mkdir(parents=True)
+        os.sync()
+        started = time.perf_counter()
+        for command in commands(target):
+            subprocess.run(command, check=True)
+        times.append(time.perf_counter() - started)
+        shutil.rmtree(target)
+    return statistics.median(times)
+
+
 def copy_floor(project: Path, scratch: Path, runs: int) -> Floor:
     """``cp -r`` of what the install provisioned in ``project``, median of ``runs``."""
     folders = provisioned(project)
     files, dirs = _count(folders)
     if shutil.which("cp") is None:
         return Floor(None, files, dirs)
-    times = []
-    for run in range(runs):
-        target = scratch / f"cp-{run}"
-        target.mkdir(parents=True)
-        os.sync()  # as before each install run (bench/__main__.py)
-        started = time.perf_counter()
-        subprocess.run(["cp", "-r", *map(str, folders), str(target)], check=True)
-        times.append(time.perf_counter() - started)
-        shutil.rmtree(target)
-    return Floor(statistics.median(times), files, dirs)
+    copy = lambda target: [["cp", "-r", *map(str, folders), str(target)]]  # noqa: E731
+    return Floor(_timed(copy, scratch, "cp", runs), files, dirs)
 
 
 def extract_floor(repos: dict[str, Path], scratch: Path, runs: int) -> Floor:
@@ -85,14 +95,8 @@ def extract_floor(repos: dict[str, Path], scratch: Path, runs: int) -> Floor:
     files, dirs = _count(repos.values())
     if shutil.which("tar") is None:
         return Floor(None, files, dirs)
-    times = []
-    for run in range(runs):
-        target = scratch / f"tar-{run}"
-        target.mkdir()
-        os.sync()
-        started = time.perf_counter()
-        for archive in sorted(archives.iterdir()):
-            subprocess.run(["tar", "xzf", str(archive), "-C", str(target)], check=True)
-        times.append(time.perf_counter() - started)
-        shutil.rmtree(target)
-    return Floor(statistics.median(times), files, dirs)
+
+    def unpack(target: Path) -> list[list[str]]:
+        return [["tar", "xzf", str(a), "-C", str(target)] for a in sorted(archives.iterdir())]
+
+    return Floor(_timed(unpack, scratch, "tar", runs), files, dirs)
