@@ -6,8 +6,9 @@ reading twenty SKILL.md files, yet almost every manifest and frontmatter is a ha
 pure-Python composer reads a 3,000-package metapkg.lock (lists of mappings, as
 lock/yamlout.py writes them) in 1-2 s. :func:`parse` reads exactly that subset:
 
-* block mappings whose keys are plain names (``[A-Za-z_][A-Za-z0-9_.-]*``), nested by
-  indentation (spaces), with at most one value per line;
+* block mappings whose keys are plain names (``[A-Za-z_][A-Za-z0-9_./-]*``) or dotted
+  paths (``.mcp.json``, ``.codex/config.toml``: the lock's provisioned config files; not
+  ``.inf`` or ``.nan``), nested by indentation (spaces), with at most one value per line;
 * block sequences (indented, or at their key's indentation) of scalars, or of such
   mappings (``- kind: skill`` with the other keys in the column of ``kind``);
 * scalars: plain text that the core schema can only read as a string (it starts with a
@@ -42,7 +43,8 @@ _MAX_DEPTH = 20
 # all of Unicode takes 5 ms to compile, so it is compiled for the first text that needs it.
 _ASCII_UNUSUAL = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
 _UNUSUAL = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?")
+_KEY = re.compile(r"((?:[A-Za-z_]|\.[A-Za-z])[A-Za-z0-9_./-]*):(?: +(.*))?")
+_FLOATS = (".inf", ".nan")  # keys _KEY admits that the core schema reads as numbers
 _VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 _INT = re.compile(r"0|[1-9][0-9]{0,17}")
@@ -106,7 +108,7 @@ class _Reader:
         line = self._at(pos)
         while line is not None and line.indent == indent:
             found = _KEY.fullmatch(line.content)
-            if found is None or found.group(1) in result:
+            if found is None or found.group(1) in result or found.group(1).lower() in _FLOATS:
                 return _NO, pos
             name, rest = found.group(1), found.group(2) or ""
             path = (*key, name)

@@ -7,6 +7,7 @@ The property tests run 150 examples each; for a long run (20,000 passed when wri
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -135,6 +136,7 @@ keys = st.one_of(
     names,
     names,
     st.sampled_from(["name", "a", "b.c", "link-mode", "_x", "yes", "true", "null", "k1"]),
+    st.sampled_from([".mcp.json", ".codex/config.toml", "a/b", ".inf", ".NaN", ".5", "./x"]),
     st.text(alphabet="abz_-.:1 #'", min_size=1, max_size=6),
 )
 # Mostly text of the subset (a letter first, then words and punctuation), then the tricky.
@@ -237,12 +239,18 @@ def test_fuzz_damaged_documents_are_declined_or_read_as_ruamel_reads_them(
 
 def test_a_written_lock_takes_the_fast_path() -> None:
     """What lock/yamlout.py writes (lists of mappings, commit ids, paths, lock-version,
-    MCP server commands) is read by the fast path, as ruamel reads it."""
+    MCP server commands, the config files servers were provisioned to) is read by the
+    fast path, as ruamel reads it."""
     import graph_locks
 
     from metapkg.lock import format as lockfmt
 
-    for lock in (graph_locks.before(), graph_locks.after(), graph_locks.layered(40)):
+    served = dataclasses.replace(  # what a project with MCP servers provisioned records
+        graph_locks.after(),
+        provisioned=(".claude/skills/a",),
+        mcp_servers={".codex/config.toml": ("io.acme/srv",), ".mcp.json": ("io.acme/srv",)},
+    )
+    for lock in (graph_locks.before(), graph_locks.after(), graph_locks.layered(40), served):
         text = lockfmt.render(lock)
         assert _same(text) is not None, text
         assert lockfmt.render(lockfmt.parse(text)) == text
