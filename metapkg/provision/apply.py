@@ -239,8 +239,9 @@ def _refuse_links(scope: Scope, plan: Plan, owned: Owned, lock_name: str | None)
         *owned.servers,
         *([lock_name] if lock_name else []),
     }
+    seen: dict[str, bool] = {}
     for path in dict.fromkeys([*plan.paths, *owned.paths, *sorted(files)]):
-        link = scope.linked_folder(path)
+        link = scope.linked_folder(path, seen)
         if link is None and path in files:
             link = path if os.path.islink(scope.locate(path)) else None
         if link is not None:

@@ -58,12 +58,12 @@ class Scope:
         """Targets this scope has no folders for (user scope: hosts with no user scope)."""
         return tuple(name for name in dict.fromkeys(targets) if name not in self.hosts)
 
-    def linked_folder(self, path: str) -> str | None:
+    def linked_folder(self, path: str, seen: dict[str, bool] | None = None) -> str | None:
         """The first folder on the way to ``path`` that is a symbolic link, where that
-        matters (see the module docstring), or None."""
+        matters (see the module docstring), or None (``seen``: see paths.linked_folder)."""
         if self.user:
             return None
-        return paths.linked_folder(self.base, path)
+        return paths.linked_folder(self.base, path, seen)
 
     def show(self, path: str) -> str:
         """``path`` as the user reads it: a template resolved, under ~ where it is."""

@@ -16,12 +16,18 @@ from metapkg.integrity import MAX_DEPTH  # install refuses deeper packages too
 
 
 def check(root: Path, display: str) -> Iterator[Diagnostic]:
-    if root.is_symlink():
+    """Entries are judged by the type their directory listing gives (d_type), which costs
+    no system call; the file system may not say, and then os.DirEntry asks lstat."""
+    try:
+        mode = os.lstat(root).st_mode
+    except OSError:
+        return
+    if stat.S_ISLNK(mode):
         yield _link(display)
         return
-    if not root.is_dir():
+    if not stat.S_ISDIR(mode):
         return
-    pending = [(root, display, 0)]
+    pending: list[tuple[str | Path, str, int]] = [(root, display, 0)]
     while pending:  # iterative and bounded: a hostile package can nest folders very deep
         folder, shown_folder, depth = pending.pop()
         if depth > MAX_DEPTH:
@@ -36,13 +42,12 @@ def check(root: Path, display: str) -> Iterator[Diagnostic]:
             )
             continue
         for entry in entries:
-            mode = entry.stat(follow_symlinks=False).st_mode
             shown = f"{shown_folder}/{entry.name}"
-            if stat.S_ISLNK(mode):
+            if entry.is_symlink():
                 yield _link(shown)
-            elif stat.S_ISDIR(mode):
-                pending.append((Path(entry.path), shown, depth + 1))
-            elif not stat.S_ISREG(mode):
+            elif entry.is_dir(follow_symlinks=False):
+                pending.append((entry.path, shown, depth + 1))
+            elif not entry.is_file(follow_symlinks=False):
                 yield error(
                     "link", shown, "not a regular file; packages hold files and folders only"
                 )
