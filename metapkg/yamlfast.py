@@ -43,7 +43,8 @@ _MAX_DEPTH = 20
 # all of Unicode takes 5 ms to compile, so it is compiled for the first text that needs it.
 _ASCII_UNUSUAL = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
 _UNUSUAL = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
-_KEY = re.compile(r"((?:[A-Za-z_]|\.[A-Za-z])[A-Za-z0-9_./-]*):(?: +(.*))?")
+# ruamel refuses a simple key of 1,024 characters or more; the subset stops well short.
+_KEY = re.compile(r"((?:[A-Za-z_]|\.[A-Za-z])[A-Za-z0-9_./-]{0,999}):(?: +(.*))?")
 _FLOATS = (".inf", ".nan")  # keys _KEY admits that the core schema reads as numbers
 _VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")

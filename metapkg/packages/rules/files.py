@@ -6,6 +6,7 @@ link can point anywhere on the author's disk), so ``check`` reports them first.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -20,8 +21,12 @@ def check(root: Path, display: str) -> Iterator[Diagnostic]:
     no system call; the file system may not say, and then os.DirEntry asks lstat."""
     try:
         mode = os.lstat(root).st_mode
-    except OSError:
-        return
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return  # nothing there (as Path.is_dir says); unreadable is raised, as before
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return
+        raise
     if stat.S_ISLNK(mode):
         yield _link(display)
         return
