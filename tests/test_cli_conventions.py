@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from conftest import (
     write_manifest,
 )
 
+from metapkg.cli import tophelp
 from metapkg.cli.main import COMMANDS, SUMMARIES, load
 from metapkg.cli.parser import build_parser
 
@@ -99,23 +101,23 @@ def test_top_level_help_is_one_text_listing_every_command_and_option(
     assert quick.code == parsed.code == 0 and quick.out == parsed.out
     parser, _ = build_parser(SUMMARIES, {})
     listed = {s for a in parser._actions for s in a.option_strings}
-    for option in listed:
-        assert f"{option}" in quick.out, option
+    for option in listed:  # "-q" must appear as itself, not inside "--quiet"
+        assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", quick.out), option
     for name, summary in SUMMARIES.items():
         assert f"    {name} " in quick.out and summary.split()[-1] in quick.out, name
-    wrapped = quick.out.split("\nexamples:\n")[0]  # the examples are shown as written
+    wrapped = quick.out.split("\nexamples:\n")[0]  # the examples are shown as written,
+    wrapped = wrapped.replace(tophelp.DESCRIPTION, "")  # and so is the description
     assert max(len(line) for line in wrapped.splitlines()) <= int(columns) - 2
     assert quick.out.startswith("usage: metapkg [-h]") and "\nexamples:\n" in quick.out
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 13), reason="argparse 3.13 changed its layout")
-@pytest.mark.parametrize("columns", [80, 132])
+@pytest.mark.parametrize("columns", [20, 22, 30, 80, 132])  # narrow: usage and rows wrap
 def test_top_level_help_is_laid_out_as_argparse_lays_it_out(
     monkeypatch: pytest.MonkeyPatch, columns: int
 ) -> None:
     # tophelp.py writes the help argparse used to print; a stock argparse parser with the
     # same options, commands and epilog prints the same text.
-    from metapkg.cli import tophelp
 
     monkeypatch.setenv("COLUMNS", str(columns))
     stock = argparse.ArgumentParser(
@@ -280,7 +282,7 @@ NOT_FOR_FILES = (
     "packaging", "filelock", "shtab", "click", "pygments", "metapkg.fetch.http",
     "metapkg.fetch.github", "metapkg.graph", "metapkg.diff.render", "metapkg.diff.changelogs",
     "concurrent.futures", "logging", "metapkg.profiles", "metapkg.hosts.config.jsonfile",
-    "metapkg.hosts.config.jsonc", "tomlkit",
+    "metapkg.hosts.config.jsonc", "tomlkit", "multiprocessing",
 )  # fmt: skip
 # ... and what an up-to-date install, --version and --help have no use for: answered
 # before argparse, from one record, without JSON, pathlib, typing, dataclasses or a
@@ -344,7 +346,7 @@ def test_a_github_install_with_a_token_imports_no_keyring_and_no_resolver(
 
 
 # httpx is listed to show the guard sees what the install does import.
-HEAVY_WITH_TOKEN = ("keyring", "resolvelib", "httpx")
+HEAVY_WITH_TOKEN = ("keyring", "resolvelib", "multiprocessing", "httpx")
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

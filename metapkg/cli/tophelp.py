@@ -70,7 +70,8 @@ def render(summaries: Iterable[tuple[str, str]], width: int | None = None) -> st
     """The top-level help for ``width`` columns (the terminal's, less 2, as argparse)."""
     width = (terminal_width() if width is None else width) - 2
     lines = _usage(width)
-    lines += ["", *_wrap(DESCRIPTION.split(), width), "", "positional arguments:", "  COMMAND"]
+    # The description is printed as written (argparse's RawDescriptionHelpFormatter).
+    lines += ["", DESCRIPTION, "", "positional arguments:", "  COMMAND"]
     lines += _rows(((f"    {name}", summary) for name, summary in summaries), width)
     lines += ["", "options:"]
     lines += _rows(((f"  {inv}", text) for _, inv, text in GLOBAL_OPTIONS), width)
@@ -86,11 +87,12 @@ def _usage(width: int) -> list[str]:
     if len(lead) - 1 > 0.75 * width:  # a very narrow terminal: argparse's layout
         indent = " " * len("usage: ")
         lines = [lead.rstrip()] + [indent + line for line in _wrap(parts, width - len(indent))]
-        return [*lines, indent + "COMMAND ..."]
-    indent = " " * len(lead)
-    wrapped = _wrap(parts, width - len(lead))
-    lines = [lead + wrapped[0]] + [indent + line for line in wrapped[1:]]
-    return [*lines, indent + "COMMAND ..."]
+    else:
+        indent = " " * len(lead)
+        wrapped = _wrap(parts, width - len(lead))
+        lines = [lead + wrapped[0]] + [indent + line for line in wrapped[1:]]
+    # The positionals are wrapped on lines of their own, as argparse does.
+    return [*lines, *(indent + line for line in _wrap(["COMMAND", "..."], width - len(indent)))]
 
 
 def _rows(rows: Iterable[tuple[str, str]], width: int) -> list[str]:
