@@ -105,7 +105,7 @@ class Small:
         ]
 
     def dataclass_share(self) -> tuple[float, int]:
-        """(ms, classes): creating the frozen dataclasses of the install path (median)."""
+        """(ms, classes): creating the dataclasses of the install path (median)."""
         found = []
         for _ in range(self.runs):
             out = subprocess.run(
@@ -272,7 +272,7 @@ def render(
         f"Floor in this run: `python -c pass` {plain.ms()} (CPU {plain.cpu_ms()}), "
         f"`python -S -c pass` {no_site.ms()} (CPU {no_site.cpu_ms()}); again at the end: "
         f"{floor_again[0].ms()} and {floor_again[1].ms()}. Of the install path's imports, "
-        f"creating its {dataclasses[1]} frozen dataclasses takes {dataclasses[0]:.0f} ms "
+        f"creating its {dataclasses[1]} dataclasses takes {dataclasses[0]:.0f} ms "
         "(in-process, median).",
         "",
         "| figure | wall | CPU | x floor | target | met |",

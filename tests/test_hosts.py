@@ -292,6 +292,8 @@ def test_linked_folder_finds_a_link_on_the_way(tmp_path: Path) -> None:
     for path in (".claude/skills/a", ".codex/agents/a.toml", ".claude/skills/b", ".codex/x"):
         assert paths.linked_folder(tmp_path, path, seen) == paths.linked_folder(tmp_path, path)
     assert seen == {".claude": False, ".claude/skills": False, ".codex": True}
+    remembered = {".codex": False}  # an answer in the memo is taken without a look
+    assert paths.linked_folder(tmp_path, ".codex/agents/a.toml", remembered) is None
 
 
 def test_user_paths_resolve_per_platform() -> None:
