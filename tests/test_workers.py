@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import assert_ok
 
 from metapkg import workers
 from metapkg.provision.apply import unplace
@@ -120,3 +122,42 @@ def test_metapkg_errors_cross_the_process_boundary_whole() -> None:
     missing = NotFound(parse("https://github.com/acme/tools/tree/main/skills/a"), "no such ref")
     back = pickle.loads(pickle.dumps(missing))
     assert type(back) is NotFound and back.why == "no such ref" and back.origin == missing.origin
+
+
+@pytest.mark.parametrize("mode", ["copy", "clone", "hardlink"])
+def test_an_install_sharing_its_copies_provisions_what_one_process_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    # Through a real install (provision/apply.py _place), from one download cache: with
+    # the worker taking batches from the back, each link mode places the same tree, links
+    # and lock as an install that copies everything in this process.
+    from ghfixtures import make_gh, skill_origin
+    from test_install_e2e import snapshot
+
+    from metapkg.provision import apply
+
+    remote: list[bool] = []
+    real_run = workers.run
+
+    def counted(job: Any, *args: object) -> object:
+        done = real_run(job, *args)
+        remote.append(not isinstance(done, workers.Undone))
+        return done
+
+    monkeypatch.setattr(workers, "run", counted)
+    for gh in make_gh(tmp_path):
+        skills = {f"s{n:02}": {} for n in range(40)}  # 80 packages: 5 batches of 16
+        gh.repo("acme/tools", {"c1": {"skills": skills}})
+        gh.manifest(skills=[skill_origin("acme/tools", "main", name) for name in skills])
+        trees = []
+        for shared in (False, True):
+            monkeypatch.setattr(apply, "STARTS_WORKER_FROM", 1 if shared else 10**9)
+            project = tmp_path / f"shared-{shared}"
+            project.mkdir()
+            (project / "metapkg.yaml").write_bytes((gh.project / "metapkg.yaml").read_bytes())
+            assert_ok(gh.run("install", "--link-mode", mode, cwd=project))
+            trees.append(snapshot(project))
+            if mode == "hardlink":  # linked to the cache, not copied
+                assert os.stat(project / ".claude/skills/s39/SKILL.md").st_nlink > 1
+        assert trees[0] == trees[1] and len(trees[0]) > 160
+    assert any(remote), "no batch was placed by the worker"
