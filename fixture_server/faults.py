@@ -30,6 +30,9 @@ class FaultRule:
     # SLOW: total seconds and number of pieces.
     seconds: float = 0.0
     chunks: int = 1
+    # Set: the rule fires on every match until this time (time.time()), then is gone, as a
+    # spent quota refuses every request until it resets; ``remaining`` is not counted.
+    until: float | None = None
 
 
 class FaultSet:
@@ -53,8 +56,13 @@ class FaultSet:
 
     def take(self, kind: FaultKind, path: str) -> FaultRule | None:
         with self._lock:
-            for rule in self._rules:
+            for rule in list(self._rules):
+                if rule.until is not None and time.time() >= rule.until:
+                    self._rules.remove(rule)
+                    continue
                 if rule.kind is kind and rule.pattern.search(path):
+                    if rule.until is not None:
+                        return rule
                     rule.remaining -= 1
                     if rule.remaining == 0:
                         self._rules.remove(rule)
@@ -69,8 +77,11 @@ def canned(status: int, headers: dict[str, str] | None, body: bytes) -> Callable
     return make
 
 
-def rate_limited(kind: Literal["403", "429"], reset_after: float) -> Callable[[], Response]:
-    """GitHub's primary (403, `X-RateLimit-*`) or secondary (429, `Retry-After`) limit."""
+def rate_limited(
+    kind: Literal["403", "429"], reset_after: float, reset_at: int | None = None
+) -> Callable[[], Response]:
+    """GitHub's primary (403, `X-RateLimit-*`) or secondary (429, `Retry-After`) limit;
+    ``reset_at``: the reset every answer names (else now + ``reset_after``)."""
 
     def make() -> Response:
         wait = max(0, math.ceil(reset_after))
@@ -87,7 +98,7 @@ def rate_limited(kind: Literal["403", "429"], reset_after: float) -> Callable[[]
                 "X-RateLimit-Limit": "60",
                 "X-RateLimit-Remaining": "0",
                 "X-RateLimit-Used": "60",
-                "X-RateLimit-Reset": str(math.ceil(time.time() + reset_after)),
+                "X-RateLimit-Reset": str(reset_at or math.ceil(time.time() + reset_after)),
                 "X-RateLimit-Resource": "core",
             },
         )

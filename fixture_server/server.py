@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 import threading
 import time
@@ -204,11 +205,21 @@ class FixtureGitHub:
         times: int = 1,
         kind: Literal["403", "429"] = "403",
         reset_after: float = 1.0,
+        until_reset: bool = False,
     ) -> None:
         """403 with `X-RateLimit-Remaining: 0` and `X-RateLimit-Reset` (epoch seconds, now +
-        reset_after rounded up), or 429 with `Retry-After: ceil(reset_after)`."""
-        make = rate_limited(kind, reset_after)
-        self._faults.add(FaultRule(FaultKind.RESPOND, re.compile(path_regex), times, make))
+        reset_after rounded up), or 429 with `Retry-After: ceil(reset_after)`.
+        ``until_reset``: every matching request until that reset, not `times` of them (a
+        spent quota: a client that does not wait for the reset gets another 403)."""
+        if until_reset:
+            reset = math.ceil(time.time() + reset_after)
+            make = rate_limited(kind, reset_after, reset_at=reset)
+            rule = FaultRule(FaultKind.RESPOND, re.compile(path_regex), 1, make, until=reset)
+        else:
+            rule = FaultRule(
+                FaultKind.RESPOND, re.compile(path_regex), times, rate_limited(kind, reset_after)
+            )
+        self._faults.add(rule)
 
     def truncate_archive(self, path_regex: str, times: int = 1) -> None:
         """The next `times` matching *archive* or *ref advertisement* responses carry only
