@@ -338,3 +338,31 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
         text=True,
         check=check,
     )
+
+
+# -- worker processes (metapkg/workers.py) ---------------------------------------------------
+
+needs_two_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on one core")
+
+
+@pytest.fixture
+def no_workers() -> Iterator[None]:
+    """No worker pool before the test (an in-process install of another test in this
+    xdist worker may have left one) and none after it."""
+    from metapkg import workers
+
+    workers.shutdown()
+    yield
+    workers.shutdown()
+
+
+def kill_a_worker() -> None:
+    """SIGKILL one worker process of the running pool (started if need be), as the
+    kernel's out-of-memory killer would."""
+    import signal
+
+    from metapkg import workers
+
+    pool = workers.pool()
+    assert pool is not None
+    os.kill(pool.submit(os.getpid).result(), signal.SIGKILL)

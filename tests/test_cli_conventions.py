@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from conftest import (
     make_skill,
     write_manifest,
 )
+from ghfixtures import GH, make_gh, skill_origin
 
 from metapkg.cli import tophelp
 from metapkg.cli.main import COMMANDS, SUMMARIES, load
@@ -326,23 +328,26 @@ def test_small_jobs_import_only_what_they_use(tmp_path: Path) -> None:
     assert found == {"codes": [0, 0, 0, 0], "heavy": []}
 
 
+@pytest.fixture
+def web_gh(tmp_path: Path) -> Iterator[GH]:
+    yield from make_gh(tmp_path, web=True)
+
+
 def test_a_github_install_with_a_token_imports_no_keyring_and_no_resolver(
-    tmp_path: Path,
+    tmp_path: Path, web_gh: GH
 ) -> None:
     """Issue 19: the keyring only when no token is in the environment, resolvelib only
     when there is something to choose (branches: nothing); the network stack is used."""
-    from ghfixtures import make_gh, skill_origin
-
-    for gh in make_gh(tmp_path, web=True):
-        gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}, "beta": {}}}})
-        gh.manifest(skills=[skill_origin("acme/tools", "main", n) for n in ("alpha", "beta")])
-        extra = {**gh.env, "GITHUB_TOKEN": "ghp_" + "a" * 36}
-        extra.pop("PYTHON_KEYRING_BACKEND", None)
-        found, err = _loaded(gh.project, tmp_path, [["-q", "install"]], HEAVY_WITH_TOKEN, extra)
-        assert isinstance(found, dict) and found["codes"] == [0], err
-        roots = {name.split(".")[0] for name in found["heavy"]}
-        assert roots == {"httpx"}, found["heavy"]  # no keyring, no resolvelib
-        assert (gh.project / ".claude" / "skills" / "alpha" / "SKILL.md").is_file()
+    gh = web_gh
+    gh.repo("acme/tools", {"c1": {"skills": {"alpha": {}, "beta": {}}}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", n) for n in ("alpha", "beta")])
+    extra = {**gh.env, "GITHUB_TOKEN": "ghp_" + "a" * 36}
+    extra.pop("PYTHON_KEYRING_BACKEND", None)
+    found, err = _loaded(gh.project, tmp_path, [["-q", "install"]], HEAVY_WITH_TOKEN, extra)
+    assert isinstance(found, dict) and found["codes"] == [0], err
+    roots = {name.split(".")[0] for name in found["heavy"]}
+    assert roots == {"httpx"}, found["heavy"]  # no keyring, no resolvelib
+    assert (gh.project / ".claude" / "skills" / "alpha" / "SKILL.md").is_file()
 
 
 # httpx is listed to show the guard sees what the install does import.

@@ -9,22 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_ok
+from conftest import assert_ok, kill_a_worker, needs_two_cores
+from ghfixtures import GH, make_gh, skill_origin
 
 from metapkg import workers
 from metapkg.provision.apply import unplace
 from metapkg.provision.linkmode import place_packages
 
-pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on one core")
-
-
-@pytest.fixture(autouse=True)
-def _stopped() -> Iterator[None]:
-    # No pool before (an in-process install of another test may have left one in this
-    # process) and none after.
-    workers.shutdown()
-    yield
-    workers.shutdown()
+pytestmark = [needs_two_cores, pytest.mark.usefixtures("no_workers")]
 
 
 def _packages(root: Path, count: int) -> list[tuple[Path, Path, str, bool]]:
@@ -60,11 +52,7 @@ def test_a_workers_error_is_raised_here(tmp_path: Path) -> None:
 
 
 def test_a_batch_a_dead_worker_left_half_done_is_cleaned_and_done_here(tmp_path: Path) -> None:
-    import signal
-
-    pool = workers.pool()
-    assert pool is not None
-    os.kill(pool.submit(os.getpid).result(), signal.SIGKILL)  # the worker dies
+    kill_a_worker()
     jobs = _packages(tmp_path, 40)
     half = jobs[-1][1]  # the worker's first batch, as if it had begun writing it
     half.mkdir()
@@ -124,14 +112,18 @@ def test_metapkg_errors_cross_the_process_boundary_whole() -> None:
     assert type(back) is NotFound and back.why == "no such ref" and back.origin == missing.origin
 
 
+@pytest.fixture
+def gh(tmp_path: Path) -> Iterator[GH]:
+    yield from make_gh(tmp_path)
+
+
 @pytest.mark.parametrize("mode", ["copy", "clone", "hardlink"])
 def test_an_install_sharing_its_copies_provisions_what_one_process_does(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gh: GH, mode: str
 ) -> None:
     # Through a real install (provision/apply.py _place), from one download cache: with
     # the worker taking batches from the back, each link mode places the same tree, links
     # and lock as an install that copies everything in this process.
-    from ghfixtures import make_gh, skill_origin
     from test_install_e2e import snapshot
 
     from metapkg.provision import apply
@@ -145,19 +137,18 @@ def test_an_install_sharing_its_copies_provisions_what_one_process_does(
         return done
 
     monkeypatch.setattr(workers, "run", counted)
-    for gh in make_gh(tmp_path):
-        skills = {f"s{n:02}": {} for n in range(40)}  # 80 packages: 5 batches of 16
-        gh.repo("acme/tools", {"c1": {"skills": skills}})
-        gh.manifest(skills=[skill_origin("acme/tools", "main", name) for name in skills])
-        trees = []
-        for shared in (False, True):
-            monkeypatch.setattr(apply, "STARTS_WORKER_FROM", 1 if shared else 10**9)
-            project = tmp_path / f"shared-{shared}"
-            project.mkdir()
-            (project / "metapkg.yaml").write_bytes((gh.project / "metapkg.yaml").read_bytes())
-            assert_ok(gh.run("install", "--link-mode", mode, cwd=project))
-            trees.append(snapshot(project))
-            if mode == "hardlink":  # linked to the cache, not copied
-                assert os.stat(project / ".claude/skills/s39/SKILL.md").st_nlink > 1
-        assert trees[0] == trees[1] and len(trees[0]) > 160
+    skills = {f"s{n:02}": {} for n in range(40)}  # 80 packages: 5 batches of 16
+    gh.repo("acme/tools", {"c1": {"skills": skills}})
+    gh.manifest(skills=[skill_origin("acme/tools", "main", name) for name in skills])
+    trees = []
+    for shared in (False, True):
+        monkeypatch.setattr(apply, "STARTS_WORKER_FROM", 1 if shared else 10**9)
+        project = tmp_path / f"shared-{shared}"
+        project.mkdir()
+        (project / "metapkg.yaml").write_bytes((gh.project / "metapkg.yaml").read_bytes())
+        assert_ok(gh.run("install", "--link-mode", mode, cwd=project))
+        trees.append(snapshot(project))
+        if mode == "hardlink":  # linked to the cache, not copied
+            assert os.stat(project / ".claude/skills/s39/SKILL.md").st_nlink > 1
+    assert trees[0] == trees[1] and len(trees[0]) > 160
     assert any(remote), "no batch was placed by the worker"
