@@ -103,15 +103,14 @@ UNDONE = Undone()
 
 
 def _failed(exc: BaseException, failed: ProcessPoolExecutor) -> bool:
-    """Is ``exc`` the pool's failure (a worker died, the pool was stopped or could not
-    start a worker), not the job's? Then that pool is stopped (and its workers waited
-    for, so none still writes), and a new one may start later."""
+    """Is ``exc`` the pool's failure (a worker died, or the pool was stopped while the job
+    waited), not the job's? Then that pool is stopped (and its workers waited for, so
+    none still writes), and a new one may start later. A job's own error, a RuntimeError
+    included, is the job's: a pool that cannot take a job fails at submit (see run)."""
     from concurrent.futures import CancelledError
     from concurrent.futures.process import BrokenProcessPool
 
-    # RuntimeError: "cannot schedule new futures after shutdown" (stopped meanwhile).
-    pool_errors = (BrokenProcessPool, CancelledError, EOFError, ConnectionError, RuntimeError)
-    if not isinstance(exc, pool_errors):
+    if not isinstance(exc, (BrokenProcessPool, CancelledError)):
         return False
     _stop(failed)
     return True
@@ -129,11 +128,9 @@ def _stop(failed: ProcessPoolExecutor) -> None:
 
 def shutdown() -> None:
     """Stop the worker processes (their queues are joined at exit otherwise)."""
-    global _pool
-    with _lock:
-        current, _pool = _pool, None
+    current = _pool
     if current is not None:
-        current.shutdown(wait=True, cancel_futures=True)
+        _stop(current)
 
 
 def share(

@@ -93,6 +93,16 @@ def test_a_pool_that_cannot_take_a_job_means_doing_it_here(
     assert all((target / "SKILL.md").is_file() for _, target, _, _ in jobs)
 
 
+def test_a_jobs_own_runtime_error_is_raised_here_and_the_pool_kept() -> None:
+    # Only a dead worker or a stopped pool means "do it here": a job's RuntimeError (a
+    # RecursionError, say) is the job's, and stopping the pool would cancel others' jobs.
+    import asyncio
+
+    with pytest.raises(RuntimeError, match="no running event loop"):
+        workers.run(asyncio.get_running_loop)
+    assert workers.running()
+
+
 def test_metapkg_errors_cross_the_process_boundary_whole() -> None:
     # A worker's error arrives pickled: every MetapkgError keeps its diagnostics, its
     # class and its attributes, whatever its __init__ takes.
