@@ -48,6 +48,7 @@ class Result(Generic[V]):
 
     def add_done_callback(self, callback: Callable[[Result[V]], object]) -> None:
         """``callback(self)`` now (only for a finished result, as the crawl's are)."""
+        assert self._done.is_set(), "a callback on an unfinished Result would run too early"
         callback(self)
 
 

@@ -15,6 +15,7 @@ import threading
 
 from metapkg import workers
 from metapkg.fetch import archive
+from metapkg.fetch.cache import delete
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 if TYPE_CHECKING:
@@ -47,7 +48,5 @@ def extract(archive_file: Path, destination: Path, source: str) -> dict[str, tup
 
 def _empty(folder: Path) -> None:
     """Remove what a dead worker left in ``folder``, as the cache removes its trees."""
-    from metapkg.fetch.cache import delete
-
     for child in folder.iterdir():
         delete(child)

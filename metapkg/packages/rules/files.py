@@ -6,9 +6,7 @@ link can point anywhere on the author's disk), so ``check`` reports them first.
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,18 +17,10 @@ from metapkg.integrity import MAX_DEPTH  # install refuses deeper packages too
 def check(root: Path, display: str) -> Iterator[Diagnostic]:
     """Entries are judged by the type their directory listing gives (d_type), which costs
     no system call; the file system may not say, and then os.DirEntry asks lstat."""
-    try:
-        mode = os.lstat(root).st_mode
-    except (FileNotFoundError, NotADirectoryError, ValueError):
-        return  # nothing there (as Path.is_dir says); unreadable is raised, as before
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return
-        raise
-    if stat.S_ISLNK(mode):
+    if root.is_symlink():
         yield _link(display)
         return
-    if not stat.S_ISDIR(mode):
+    if not root.is_dir():
         return
     pending: list[tuple[str | Path, str, int]] = [(root, display, 0)]
     while pending:  # iterative and bounded: a hostile package can nest folders very deep
