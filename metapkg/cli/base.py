@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from metapkg.cli.tophelp import epilog
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 if TYPE_CHECKING:  # on the path of `metapkg --help`: no typing, no pathlib
     from collections.abc import Callable, Sequence
@@ -77,8 +79,6 @@ class BaseCommand:
             option.add_to(parser)
         self.add_arguments(parser)
         if self.examples:
-            from metapkg.cli.tophelp import epilog
-
             parser.epilog = epilog(self.examples)
             parser.formatter_class = argparse.RawDescriptionHelpFormatter
 

@@ -104,7 +104,6 @@ def build_parser(
     parser: argparse.ArgumentParser = TopParser(
         summaries,
         prog="metapkg",
-        description=tophelp.DESCRIPTION,
         parents=[common_options(defaults=True)],
     )
     parser.add_argument(

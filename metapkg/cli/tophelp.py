@@ -3,7 +3,7 @@
 Importing argparse (and ``re``, which it needs) costs about as much as starting Python
 here, so ``metapkg --help`` built by argparse could not get under twice the interpreter's
 floor. quick.py prints this text before argparse is imported, and the parser prints the
-same text for the top level (``Parser.format_help``), so the two cannot differ. The
+same text for the top level (``TopParser.format_help``), so the two cannot differ. The
 global options' help strings live here and the parser uses them. Standard library
 ``os`` and ``sys`` only.
 """
@@ -25,13 +25,14 @@ VERBOSE_HELP = "print more detail: requests, cache hits, timings"
 COLOR_HELP = "colour the output: auto (a terminal, unless NO_COLOR is set), always or never"
 VERSION_HELP = "show program's version number and exit"
 HELP_HELP = "show this help message and exit"
+_COLORS = "{" + ",".join(COLOR_CHOICES) + "}"  # as argparse shows choices
 # (usage part, invocation in the options list, help): in the parser's order
 GLOBAL_OPTIONS = (
     ("[-h]", "-h, --help", HELP_HELP),
     ("[-C DIR]", "-C DIR, --project DIR", PROJECT_HELP),
     ("[-q]", "-q, --quiet", QUIET_HELP),
     ("[-v]", "-v, --verbose", VERBOSE_HELP),
-    ("[--color {auto,always,never}]", "--color {auto,always,never}", COLOR_HELP),
+    (f"[--color {_COLORS}]", f"--color {_COLORS}", COLOR_HELP),
     ("[--version]", "--version", VERSION_HELP),
 )
 EXAMPLES = (

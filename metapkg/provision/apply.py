@@ -126,6 +126,9 @@ def _place(packages: list[tuple[Path, Path, str, bool]]) -> None:
     """Copy the packages into the stage; many of them (a big install: 300 packages
     into two host folders is 3,000 files) with a worker process's help, which halves
     the interpreter's share of the work (metapkg/workers.py)."""
+    if len(packages) < SHARED_FROM:  # a small install never imports the worker module
+        place_packages(packages)
+        return
     from metapkg import workers
 
     if len(packages) >= (SHARED_FROM if workers.running() else STARTS_WORKER_FROM):
