@@ -20,7 +20,13 @@ from pathlib import Path
 
 from bench.catalog import Catalog, Shape, flat_catalog, generate, manifest
 from bench.floors import copy_floor, extract_floor
-from bench.timing import clean_environment, run_with_usage, write_keeping_notes
+from bench.timing import (
+    busy_seconds,
+    clean_environment,
+    run_with_usage,
+    self_seconds,
+    write_keeping_notes,
+)
 from fixture_server import FixtureGitHub
 
 HERE = Path(__file__).resolve().parent
@@ -47,19 +53,48 @@ class Row:
     met: str = ""
 
 
+@dataclass(frozen=True)
+class Cpu:
+    """CPU seconds (user + system) one run used."""
+
+    interpreter: float  # metapkg's own process, all its threads (wait4)
+    everything: float | None  # with its worker processes: the machine's busy time, less
+    # the benchmark's own (its fixture server); None off Linux
+
+    def __str__(self) -> str:
+        every = f"{self.everything:.2f} s" if self.everything is not None else "n/a"
+        return f"{self.interpreter:.2f} s in metapkg's process, {every} with its workers"
+
+
 PEAK_RSS: dict[str, int] = {}  # the last run's peak resident memory (KiB), by command
+LAST_CPU: dict[str, Cpu] = {}  # the last run's CPU time, by command
 
 
 def metapkg(*args: str, cwd: Path, env: dict[str, str]) -> float:
-    """Run the CLI; its wall time. Its peak RSS (os.wait4's rusage) goes to PEAK_RSS.
+    """Run the CLI; its wall time. Its peak RSS (os.wait4's rusage) goes to PEAK_RSS, its
+    CPU time to LAST_CPU.
 
     The file system is synced first (not timed): a run that creates 30,000 files leaves
     hundreds of MB of dirty pages (570 MB seen) for the disk to write back, and the next
     run would pay for them."""
     os.sync()
+    busy, own = busy_seconds(), self_seconds()
     elapsed, usage = run_with_usage([sys.executable, "-m", "metapkg", "-q", *args], cwd, env)
+    busy_after, own_after = busy_seconds(), self_seconds()
     PEAK_RSS[args[0]] = usage.ru_maxrss
+    interpreter = usage.ru_utime + usage.ru_stime
+    everything = None
+    if busy is not None and busy_after is not None:
+        # at least the interpreter's: /proc/stat counts in ticks of 10 ms
+        everything = max(interpreter, busy_after - busy - (own_after - own))
+    LAST_CPU[args[0]] = Cpu(interpreter, everything)
     return elapsed
+
+
+def median_cpu(runs: list[Cpu]) -> Cpu:
+    known = [r.everything for r in runs if r.everything is not None]
+    every = statistics.median(known) if known else None
+    return Cpu(statistics.median(r.interpreter for r in runs), every)
 
 
 class Bench:
@@ -78,6 +113,8 @@ class Bench:
             self.server.add_repo(owner, name, {"c1": folder}, branches={"main": "c1"})
         self.server.start()
         self.counter = 0
+        self.cold_cpu: list[Cpu] = []  # of each cold install (a)
+        self.warm_cpu: dict[str, list[Cpu]] = {}  # of each warm install (c), by link mode
 
     def close(self) -> None:
         self.server.stop()
@@ -130,6 +167,7 @@ class Bench:
             project, cache = self.fresh(), self.fresh_cache()
             self.server.clear_log()
             times.append(metapkg("install", cwd=project, env=self.env(cache)))
+            self.cold_cpu.append(LAST_CPU["install"])
             requests = self.requests()
         return statistics.median(times), requests, project / "metapkg.lock", cache
 
@@ -151,6 +189,7 @@ class Bench:
             self.server.clear_log()
             run = ("install", "--link-mode", mode)
             times.append(metapkg(*run, cwd=project, env=self.env(cache)))
+            self.warm_cpu.setdefault(mode, []).append(LAST_CPU["install"])
             requests = len(self.server.requests)
         return statistics.median(times), requests, project
 
@@ -253,6 +292,7 @@ def headline(bench: Bench, rest: Bench, shape: Shape, latency: float) -> list[Ro
             f"<= {bound * 1.5:.2f} s",
             verdict(cold, bound * 1.5),
         ),
+        Row("(a) CPU time", str(median_cpu(bench.cold_cpu)), cpu_floor(bench.cold_cpu, cold)),
         Row("(a) requests", str(requests), f"= {want}", "met" if requests == want else "MISSED"),
         Row(
             "(a) cold install, REST path (no web host)",
@@ -274,6 +314,7 @@ def headline(bench: Bench, rest: Bench, shape: Shape, latency: float) -> list[Ro
             "<= 1.0 s",
             verdict(warm, 1.0),
         ),
+        Row("(c) CPU time", str(median_cpu(bench.warm_cpu["copy"]))),
         Row("(c) requests", str(warm_requests), "= 0", "met" if warm_requests == 0 else "MISSED"),
         *(Row(f"(c) warm install, --link-mode {m}", f"{t:.2f} s") for m, t in by_mode.items()),
         Row("(c') warm install, fresh project without a lock", f"{warm_no_lock:.2f} s"),
@@ -284,6 +325,23 @@ def headline(bench: Bench, rest: Bench, shape: Shape, latency: float) -> list[Ro
         Row("(d) no-op install", f"{noop * 1000:.0f} ms", "<= 50 ms", verdict(noop, 0.05)),
         Row("(e) metapkg lock --check", f"{check:.2f} s"),
     ]
+
+
+def cpu_floor(runs: list[Cpu], wall: float) -> str:
+    """What the CPU time allows: spread perfectly over every core, it still takes this."""
+    cpu = median_cpu(runs)
+    cores = os.cpu_count() or 1
+    if cpu.everything is None:
+        return ""
+    floor = cpu.everything / cores
+    return f"CPU floor on {cores} cores: {floor:.2f} s (the run is {wall / floor:.1f} x this)"
+
+
+def _cpu_cell(runs: list[Cpu]) -> str:
+    """metapkg's process / with its workers, seconds."""
+    cpu = median_cpu(runs)
+    every = f"{cpu.everything:.2f}" if cpu.everything is not None else "n/a"
+    return f"{cpu.interpreter:.2f} / {every} s"
 
 
 def scaling_table(work: Path, counts: list[int], base: Shape, latency: float) -> list[list[str]]:
@@ -314,6 +372,8 @@ def scaling_table(work: Path, counts: list[int], base: Shape, latency: float) ->
                 f"{copying.seconds:.2f} s" if copying.seconds is not None else "n/a",
                 f"{noop * 1000:.0f} ms",
                 f"{rss / 1024:.0f} MiB",
+                _cpu_cell(bench.cold_cpu),
+                _cpu_cell(bench.warm_cpu["copy"]),
             ]
         )
     return rows
@@ -338,8 +398,8 @@ def render(rows: list[Row], scale: list[list[str]], shape: Shape, latency: float
             "## Scaling (same shape, repositories = packages / 10)",
             "",
             "| packages | cold install | warm install | disk floor (`cp -r`) | no-op install "
-            "| peak RSS (cold) |",
-            "|---|---|---|---|---|---|",
+            "| peak RSS (cold) | CPU cold | CPU warm |",
+            "|---|---|---|---|---|---|---|---|",
             *(f"| {' | '.join(r)} |" for r in scale),
         ]
     return "\n".join(lines) + "\n"

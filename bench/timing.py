@@ -75,6 +75,28 @@ def run_with_usage(
     return wall, usage
 
 
+def busy_seconds() -> float | None:
+    """CPU seconds this machine's cores have been busy since boot (user, nice, system,
+    interrupts; not idle, I/O wait or steal), from Linux's /proc/stat; None elsewhere.
+    The difference over a run counts processes ``wait4`` misses: metapkg's worker
+    processes are children of its forkserver, which nobody waits for."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu" or len(fields) < 8:
+        return None
+    user, nice, system, _, _, irq, softirq = map(int, fields[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+def self_seconds() -> float:
+    """CPU seconds this process (the benchmark, with its fixture server) has used."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(
     command: list[str],
     runs: int,
