@@ -23,8 +23,8 @@ from bench.floors import copy_floor, extract_floor
 from bench.timing import (
     busy_seconds,
     clean_environment,
+    own_seconds,
     run_with_usage,
-    self_seconds,
     write_keeping_notes,
 )
 from fixture_server import FixtureGitHub
@@ -58,12 +58,16 @@ class Cpu:
     """CPU seconds (user + system) one run used."""
 
     interpreter: float  # metapkg's own process, all its threads (wait4)
+    user: float  # of that, user time: Python, nearly all of it under one interpreter lock
     everything: float | None  # with its worker processes: the machine's busy time, less
-    # the benchmark's own (its fixture server); None off Linux
+    # the benchmark's own (its fixture server and its git); None off Linux
 
     def __str__(self) -> str:
         every = f"{self.everything:.2f} s" if self.everything is not None else "n/a"
-        return f"{self.interpreter:.2f} s in metapkg's process, {every} with its workers"
+        return (
+            f"{self.interpreter:.2f} s in metapkg's process ({self.user:.2f} s user), "
+            f"{every} with its workers"
+        )
 
 
 PEAK_RSS: dict[str, int] = {}  # the last run's peak resident memory (KiB), by command
@@ -78,23 +82,25 @@ def metapkg(*args: str, cwd: Path, env: dict[str, str]) -> float:
     hundreds of MB of dirty pages (570 MB seen) for the disk to write back, and the next
     run would pay for them."""
     os.sync()
-    busy, own = busy_seconds(), self_seconds()
+    busy, own = busy_seconds(), own_seconds()
     elapsed, usage = run_with_usage([sys.executable, "-m", "metapkg", "-q", *args], cwd, env)
-    busy_after, own_after = busy_seconds(), self_seconds()
+    busy_after, own_after = busy_seconds(), own_seconds()
     PEAK_RSS[args[0]] = usage.ru_maxrss
     interpreter = usage.ru_utime + usage.ru_stime
     everything = None
     if busy is not None and busy_after is not None:
+        benchmark = own_after - own - interpreter  # the fixture server's share
         # at least the interpreter's: /proc/stat counts in ticks of 10 ms
-        everything = max(interpreter, busy_after - busy - (own_after - own))
-    LAST_CPU[args[0]] = Cpu(interpreter, everything)
+        everything = max(interpreter, busy_after - busy - benchmark)
+    LAST_CPU[args[0]] = Cpu(interpreter, usage.ru_utime, everything)
     return elapsed
 
 
 def median_cpu(runs: list[Cpu]) -> Cpu:
     known = [r.everything for r in runs if r.everything is not None]
     every = statistics.median(known) if known else None
-    return Cpu(statistics.median(r.interpreter for r in runs), every)
+    interpreter = statistics.median(r.interpreter for r in runs)
+    return Cpu(interpreter, statistics.median(r.user for r in runs), every)
 
 
 class Bench:
@@ -328,13 +334,16 @@ def headline(bench: Bench, rest: Bench, shape: Shape, latency: float) -> list[Ro
 
 
 def cpu_floor(runs: list[Cpu], wall: float) -> str:
-    """What the CPU time allows: spread perfectly over every core, it still takes this."""
+    """What the CPU time allows, whatever overlaps: the work spread perfectly over every
+    core, and metapkg's user time (its Python) done by one interpreter at a time."""
     cpu = median_cpu(runs)
     cores = os.cpu_count() or 1
-    if cpu.everything is None:
-        return ""
-    floor = cpu.everything / cores
-    return f"CPU floor on {cores} cores: {floor:.2f} s (the run is {wall / floor:.1f} x this)"
+    spread = f"{cpu.everything / cores:.2f} s" if cpu.everything is not None else "n/a"
+    floor = max(cpu.user, (cpu.everything or 0.0) / cores)
+    return (
+        f"CPU floor {floor:.2f} s (the run is {wall / floor:.1f} x this): the larger of "
+        f"all of it over {cores} cores ({spread}) and the user time ({cpu.user:.2f} s)"
+    )
 
 
 def _cpu_cell(runs: list[Cpu]) -> str:
