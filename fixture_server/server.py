@@ -211,15 +211,11 @@ class FixtureGitHub:
         reset_after rounded up), or 429 with `Retry-After: ceil(reset_after)`.
         ``until_reset``: every matching request until that reset, not `times` of them (a
         spent quota: a client that does not wait for the reset gets another 403)."""
-        if until_reset:
-            reset = math.ceil(time.time() + reset_after)
-            make = rate_limited(kind, reset_after, reset_at=reset)
-            rule = FaultRule(FaultKind.RESPOND, re.compile(path_regex), 1, make, until=reset)
-        else:
-            rule = FaultRule(
-                FaultKind.RESPOND, re.compile(path_regex), times, rate_limited(kind, reset_after)
-            )
-        self._faults.add(rule)
+        reset = math.ceil(time.time() + reset_after) if until_reset else None
+        make = rate_limited(kind, reset_after, reset_at=reset)
+        self._faults.add(
+            FaultRule(FaultKind.RESPOND, re.compile(path_regex), times, make, until=reset)
+        )
 
     def truncate_archive(self, path_regex: str, times: int = 1) -> None:
         """The next `times` matching *archive* or *ref advertisement* responses carry only
