@@ -62,11 +62,28 @@ class Cpu:
     everything: float | None  # with its worker processes: the machine's busy time, less
     # the benchmark's own (its fixture server and its git); None off Linux
 
+    def _everything(self) -> str:
+        return f"{self.everything:.2f}" if self.everything is not None else "n/a"
+
     def __str__(self) -> str:
-        every = f"{self.everything:.2f} s" if self.everything is not None else "n/a"
         return (
             f"{self.interpreter:.2f} s in metapkg's process ({self.user:.2f} s user), "
-            f"{every} with its workers"
+            f"{self._everything()} s with its workers"
+        )
+
+    def cell(self) -> str:
+        """metapkg's process / with its workers, seconds (the scaling table)."""
+        return f"{self.interpreter:.2f} / {self._everything()} s"
+
+    def floor(self, wall: float) -> str:
+        """What the CPU time allows, whatever overlaps: the work spread perfectly over
+        every core, and metapkg's user time (its Python) done by one interpreter at a time."""
+        cores = os.cpu_count() or 1
+        spread = f"{self.everything / cores:.2f} s" if self.everything is not None else "n/a"
+        floor = max(self.user, (self.everything or 0.0) / cores)
+        return (
+            f"CPU floor {floor:.2f} s (the run is {wall / floor:.1f} x this): the larger of "
+            f"all of it over {cores} cores ({spread}) and the user time ({self.user:.2f} s)"
         )
 
 
@@ -97,6 +114,7 @@ def metapkg(*args: str, cwd: Path, env: dict[str, str]) -> float:
 
 
 def median_cpu(runs: list[Cpu]) -> Cpu:
+    """Each figure's median over ``runs``."""
     known = [r.everything for r in runs if r.everything is not None]
     every = statistics.median(known) if known else None
     interpreter = statistics.median(r.interpreter for r in runs)
@@ -272,6 +290,7 @@ def headline(bench: Bench, rest: Bench, shape: Shape, latency: float) -> list[Ro
     bound = shape.depth * ROUND_TRIPS_PER_LEVEL["web"] * latency
     rest_bound = shape.depth * ROUND_TRIPS_PER_LEVEL["rest"] * latency
     cold, requests, lock, cache = bench.cold()
+    cold_cpu = median_cpu(bench.cold_cpu)
     rest_cold, rest_requests, _, _ = rest.cold()
     from_lock, lock_requests = bench.cold_from_lock(lock)
     warm, warm_requests, project = bench.warm(lock, cache)
@@ -298,7 +317,7 @@ def headline(bench: Bench, rest: Bench, shape: Shape, latency: float) -> list[Ro
             f"<= {bound * 1.5:.2f} s",
             verdict(cold, bound * 1.5),
         ),
-        Row("(a) CPU time", str(median_cpu(bench.cold_cpu)), cpu_floor(bench.cold_cpu, cold)),
+        Row("(a) CPU time", str(cold_cpu), cold_cpu.floor(cold)),
         Row("(a) requests", str(requests), f"= {want}", "met" if requests == want else "MISSED"),
         Row(
             "(a) cold install, REST path (no web host)",
@@ -333,26 +352,6 @@ def headline(bench: Bench, rest: Bench, shape: Shape, latency: float) -> list[Ro
     ]
 
 
-def cpu_floor(runs: list[Cpu], wall: float) -> str:
-    """What the CPU time allows, whatever overlaps: the work spread perfectly over every
-    core, and metapkg's user time (its Python) done by one interpreter at a time."""
-    cpu = median_cpu(runs)
-    cores = os.cpu_count() or 1
-    spread = f"{cpu.everything / cores:.2f} s" if cpu.everything is not None else "n/a"
-    floor = max(cpu.user, (cpu.everything or 0.0) / cores)
-    return (
-        f"CPU floor {floor:.2f} s (the run is {wall / floor:.1f} x this): the larger of "
-        f"all of it over {cores} cores ({spread}) and the user time ({cpu.user:.2f} s)"
-    )
-
-
-def _cpu_cell(runs: list[Cpu]) -> str:
-    """metapkg's process / with its workers, seconds."""
-    cpu = median_cpu(runs)
-    every = f"{cpu.everything:.2f}" if cpu.everything is not None else "n/a"
-    return f"{cpu.interpreter:.2f} / {every} s"
-
-
 def scaling_table(work: Path, counts: list[int], base: Shape, latency: float) -> list[list[str]]:
     rows = []
     for count in counts:
@@ -381,8 +380,8 @@ def scaling_table(work: Path, counts: list[int], base: Shape, latency: float) ->
                 f"{copying.seconds:.2f} s" if copying.seconds is not None else "n/a",
                 f"{noop * 1000:.0f} ms",
                 f"{rss / 1024:.0f} MiB",
-                _cpu_cell(bench.cold_cpu),
-                _cpu_cell(bench.warm_cpu["copy"]),
+                median_cpu(bench.cold_cpu).cell(),
+                median_cpu(bench.warm_cpu["copy"]).cell(),
             ]
         )
     return rows
