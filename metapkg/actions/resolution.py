@@ -36,7 +36,8 @@ from metapkg.provision import scope as scopes
 from metapkg.provision.hostrules import host_findings
 from metapkg.provision.plan import Item, Plan, plan_placements
 from metapkg.resolve.candidates import Candidates, locked_choices
-from metapkg.resolve.discovery import Discovery, Node
+from metapkg.resolve.discovery import Discovery
+from metapkg.resolve.node import Node
 from metapkg.resolve.resolver import Resolved, resolve
 
 

@@ -14,7 +14,7 @@ from metapkg.fetch.source import RefPin
 from metapkg.lock.format import LockedPackage, Lockfile, Override, Requirement
 from metapkg.origins import Origin
 from metapkg.packages.models import Mcp, Skill
-from metapkg.resolve.discovery import Node
+from metapkg.resolve.node import Node
 from metapkg.resolve.resolver import Resolved
 
 

@@ -2,7 +2,7 @@
 another version than the package there declares.
 
 Install already refuses a fetched tag whose package says another version
-(resolve/discovery.tag_disagrees); ``check`` says it before the release is pushed. It asks
+(resolve/node.tag_disagrees); ``check`` says it before the release is pushed. It asks
 git once per repository (``git tag --points-at HEAD``), and nothing at all for a folder
 outside a git repository or where git is not installed. Which tags speak for a package
 follows fetch/tags.py: tags of the package's own form (``<folder>@1.2.3``,

@@ -16,24 +16,20 @@ resolver actually tries. The crawl gathers; judging is the resolver's job.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from metapkg.diagnostics import Diagnostic, FetchError, MetapkgError, error, warning
+from metapkg.diagnostics import Diagnostic, MetapkgError, error
 from metapkg.fetch.once import Once, Result
-from metapkg.fetch.source import Fetched, NotFound
+from metapkg.fetch.source import NotFound
 from metapkg.fetch.sources import Sources
-from metapkg.fetch.tags import tag_version
-from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
 from metapkg.origins import Origin
-from metapkg.packages.load import detect_kind, load_package
-from metapkg.packages.models import Dependency, Key, Package
-from metapkg.packages.semver import SemVer
+from metapkg.packages.models import Dependency
 from metapkg.resolve.candidates import Candidates, Unsatisfiable
+from metapkg.resolve.node import Node, load_node, tag_disagrees
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 if TYPE_CHECKING:
@@ -41,21 +37,6 @@ if TYPE_CHECKING:
 
 DEFAULT_WORKERS = 16
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class Node:
-    """One origin, fetched and loaded."""
-
-    origin: Origin
-    fetched: Fetched
-    package: Package
-    integrity: str
-    diagnostics: tuple[Diagnostic, ...]
-
-    @property
-    def package_key(self) -> Key:
-        return self.package.key
 
 
 @dataclass(frozen=True)
@@ -146,7 +127,7 @@ class Discovery:
 
     def node(self, origin: Origin) -> Node:
         """The loaded package at ``origin`` (blocking; loaded once per run)."""
-        return self._nodes.get(origin, lambda: _load(self.sources.fetch(origin), origin))
+        return self._nodes.get(origin, lambda: load_node(self.sources.fetch(origin), origin))
 
     def preferred(self, dependency: Dependency) -> Origin:
         """The candidate a dependency most likely resolves to (see candidates.py): the
@@ -392,78 +373,6 @@ def _local_from_remote(node: Node, child: Origin) -> Diagnostic:
     )
 
 
-def _load(fetched: Fetched, origin: Origin) -> Node:
-    kind = detect_kind(fetched.path)
-    if kind is None:
-        raise NotFound(
-            origin,
-            "holds no package: no SKILL.md, AGENTS.md or <name>.3md there, and it is not "
-            "a .json file",
-        )
-    try:
-        loaded = load_package(
-            fetched.path, fetched.display, kind, fetched.folder_name, consumer=True
-        )
-    except OSError as exc:
-        raise _unreadable(fetched, exc) from None
-    if loaded.package is None:
-        raise FetchError(loaded.diagnostics)
-    package = _with_plain_version(loaded.package, fetched)
-    try:
-        integrity = fetched.integrity or tree_hash(fetched.path, sealed=fetched.shared)
-    except OSError as exc:
-        raise _unreadable(fetched, exc) from None
-    except ModifiedInCache as exc:
-        raise FetchError(
-            [
-                error(
-                    "integrity",
-                    fetched.display,
-                    f"{package.label}: the download cache's copy changed after "
-                    f"download ({exc}); run `metapkg install` online to fetch it again",
-                )
-            ]
-        ) from None
-    except TreeError as exc:
-        raise FetchError([error("link", fetched.display, str(exc))]) from None
-    return Node(origin, fetched, package, integrity, loaded.diagnostics)
-
-
-def _with_plain_version(package: Package, fetched: Fetched) -> Package:
-    """A plain Agent Skills package has no MetaAgents ``version``; it gets the one its
-    ``metadata.version`` says, else the one the version tag it was fetched at names
-    (``v1.2.0``), else none (then the lock has no version, and changes show as content
-    changes). So version ranges work for plainly published, tagged skills."""
-    if package.metaagents or package.version is not None:
-        return package
-    version = package.metadata_version
-    if version is None and fetched.pin is not None:
-        named = tag_version(fetched.pin.ref, fetched.folder_name)
-        version = str(named) if named is not None else None
-    if version is None or SemVer.parse(version) is None:
-        return package
-    return dataclasses.replace(package, version=version)
-
-
-def tag_disagrees(node: Node) -> Diagnostic | None:
-    """A candidate from a version tag must hold the version its tag names, else it is no
-    candidate (``tag-version``): a retagged or mistagged release must not slip in."""
-    pin = node.fetched.pin
-    version = node.package.version
-    if pin is None or version is None:
-        return None
-    named = tag_version(pin.ref, node.fetched.folder_name)
-    found = SemVer.parse(version)
-    if named is None or found is None or found == named:
-        return None
-    return warning(
-        "tag-version",
-        str(node.origin),
-        f"tag {pin.ref} names version {named}, but {node.package.label} there says {version}; "
-        f"the tag is not used as a candidate (retag it, or fix the version)",
-    )
-
-
 def _kind_problems(result: Crawl) -> list[Diagnostic]:
     problems = []
     reported: set[tuple[Origin, str]] = set()
@@ -488,12 +397,3 @@ def _kind_problems(result: Crawl) -> list[Diagnostic]:
             )
         )
     return problems
-
-
-def _unreadable(fetched: Fetched, exc: OSError) -> FetchError:
-    """A file or folder of the package that cannot be read (no permission): name it."""
-    why = exc.strerror or type(exc).__name__
-    if exc.filename is None:
-        return FetchError([error("fetch", fetched.display, f"cannot read the package ({why})")])
-    message = f"cannot read it ({why}); it is part of {fetched.display}: check its permissions"
-    return FetchError([error("fetch", str(exc.filename), message)])

@@ -24,7 +24,8 @@ from metapkg.fetch.source import Place
 from metapkg.origins import Origin
 from metapkg.packages.models import Dependency, Key
 from metapkg.resolve.candidates import Candidates
-from metapkg.resolve.discovery import Discovery, Node, tag_disagrees
+from metapkg.resolve.discovery import Discovery
+from metapkg.resolve.node import Node, tag_disagrees
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from metapkg.origins import Origin
 from metapkg.packages.models import Dependency, Key, label
 from metapkg.resolve import graph
 from metapkg.resolve.candidates import Candidates
-from metapkg.resolve.discovery import Crawl, Discovery, Node
+from metapkg.resolve.discovery import Crawl, Discovery
+from metapkg.resolve.node import Node
 from metapkg.resolve.provider import Candidate, Provider, Requirement
 
 if TYPE_CHECKING:
