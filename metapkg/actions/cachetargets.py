@@ -61,6 +61,6 @@ def _repository(origin: str) -> str:
 
 
 def read_project_lock(project: Path) -> lockfmt.Lockfile | None:
-    from metapkg.actions.resolution import read_lock
+    from metapkg.actions.lockread import read_lock
 
     return read_lock(project)[0]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -74,7 +74,8 @@ def install(
         orphans.sweep_project(project)
     if not (asked or checked) and up_to_date(str(project), __version__, values):
         return InstallReport(up_to_date=True, dry_run=dry_run)
-    from metapkg.actions.resolution import read_lock, resolve_project
+    from metapkg.actions.lockread import read_lock
+    from metapkg.actions.resolution import resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
     from metapkg.provision import scope as scopes
@@ -113,27 +114,39 @@ def install(
         applied = timed(
             "provisioning", lambda: apply(where, resolution.plan, owned, lock, reinstall)
         )
-        file_roots = [
-            str(node.fetched.path)
-            for node in resolution.resolved.packages.values()
-            if node.origin.is_local
-        ]
-        # The install is committed: what follows is bookkeeping, which a full disk must
-        # not turn into a failure of an install that happened.
-        warnings = []
-        try:
-            state.save(project, applied.owned, file_roots, values, __version__)
-        except OSError as exc:
-            again = "the next install checks the provisioned files again"
-            warnings.append(_unrecorded(STATE_FILE, exc, again))
-        try:
-            if not where.user:  # the home folder has no .gitignore of metapkg's
-                _update_gitignore(project, applied)
-        except OSError as exc:
-            warnings.append(_unrecorded(".gitignore", exc, "its metapkg block is out of date"))
+        warnings = _record(project, where, resolution, applied, values)
     return InstallReport(
         False, resolution, applied, recovered, warnings=tuple(warnings), scope=scope
     )
+
+
+def _record(
+    project: Path,
+    where: Scope,
+    resolution: Resolution,
+    applied: Applied,
+    values: Mapping[str, str],
+) -> list[Diagnostic]:
+    """Save what the committed install owns (the state file, the .gitignore block). This
+    is bookkeeping, which a full disk must not turn into a failure of an install that
+    happened: each failure is a warning saying what the next install does about it."""
+    file_roots = [
+        str(node.fetched.path)
+        for node in resolution.resolved.packages.values()
+        if node.origin.is_local
+    ]
+    warnings = []
+    try:
+        state.save(project, applied.owned, file_roots, values, __version__)
+    except OSError as exc:
+        again = "the next install checks the provisioned files again"
+        warnings.append(_unrecorded(STATE_FILE, exc, again))
+    try:
+        if not where.user:  # the home folder has no .gitignore of metapkg's
+            _update_gitignore(project, applied)
+    except OSError as exc:
+        warnings.append(_unrecorded(".gitignore", exc, "its metapkg block is out of date"))
+    return warnings
 
 
 def _unrecorded(path: str, exc: OSError, consequence: str) -> Diagnostic:

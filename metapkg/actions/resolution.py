@@ -14,13 +14,12 @@ from pathlib import Path
 from metapkg import events
 from metapkg import manifest as manifest_file
 from metapkg.actions import prechecks
+from metapkg.actions.lockread import read_lock_or_replace
 from metapkg.diagnostics import (
     Diagnostic,
     LockError,
-    MetapkgError,
     PackageError,
     ResolutionError,
-    UnreadableFile,
     error,
     warning,
 )
@@ -57,84 +56,6 @@ class Resolution:
         return self.lock_text != self.old_lock_text
 
 
-def read_lock(project: Path) -> tuple[lockfmt.Lockfile | None, str | None]:
-    text = _lock_text(project)
-    return (None, None) if text is None else (lockfmt.parse(text), text)
-
-
-def _lock_text(project: Path) -> str | None:
-    """metapkg.lock's text, None when there is none."""
-    try:
-        return lockfmt.read_text(project / lockfmt.FILENAME)
-    except FileNotFoundError:
-        return None
-    except UnreadableFile as exc:  # the system said no: not damage, so never replaced
-        raise LockError(exc.diagnostics) from None
-    except MetapkgError as exc:  # not even text: as damaged as a lock gets
-        raise lockfmt.UnreadableLock(exc.diagnostics) from None
-
-
-def _read_lock_or_replace(
-    project: Path, frozen: bool, clean: bool = False
-) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
-    """Like read_lock, but a damaged lock reads as none (with a warning) unless frozen:
-    install and lock are about to write a correct one. A lock with merge conflicts reads
-    as both sides merged (lock/merge.py), and says what was kept. With ``frozen`` or
-    ``clean`` (`lock --check`) either is an error instead. The file is read once."""
-    from metapkg.lock.merge import has_conflicts
-
-    try:
-        text = _lock_text(project)
-        if text is None:
-            return None, None, []
-        if not has_conflicts(text):
-            return lockfmt.parse(text), text, []
-    except lockfmt.UnreadableLock as exc:
-        if frozen or clean:
-            raise
-        notes = [
-            warning(d.rule, d.path, d.message.split("; run")[0] + "; writing a new lock", d.line)
-            for d in exc.diagnostics
-        ]
-        return None, "", notes
-    return _merged(text, frozen, clean)
-
-
-def _merged(
-    text: str, frozen: bool, clean: bool
-) -> tuple[lockfmt.Lockfile | None, str | None, list[Diagnostic]]:
-    from metapkg.lock.merge import merge
-
-    if frozen:
-        raise LockError.single(
-            "lock",
-            lockfmt.FILENAME,
-            "metapkg.lock has merge conflicts, and --frozen installs only a clean lock; run "
-            "`metapkg install` (which merges both sides) and commit metapkg.lock",
-        )
-    if clean:
-        raise LockError.single(
-            "lock",
-            lockfmt.FILENAME,
-            "metapkg.lock has merge conflicts; run `metapkg lock` (which merges both "
-            "sides) and commit metapkg.lock",
-        )
-    try:
-        merged = merge(text)
-    except lockfmt.UnreadableLock as exc:
-        notes = [warning(d.rule, d.path, d.message.split("; run")[0] + "; writing a new lock")
-                 for d in exc.diagnostics]  # fmt: skip
-        return None, text, notes
-    said = "; ".join(merged.notes) if merged.notes else "both sides agreed on every pin"
-    note = warning(
-        "lock-merge",
-        lockfmt.FILENAME,
-        f"metapkg.lock had merge conflicts: merged both sides, keeping every pin either "
-        f"pinned ({said}); writing a clean lock",
-    )
-    return merged.lock, text, [note]
-
-
 def resolve_project(
     project: Path,
     options: FetchOptions | None = None,
@@ -157,12 +78,47 @@ def resolve_project(
     prechecks.refuse_the_project_itself(
         project, [d.origin for d in manifest.dependencies] + list(manifest.overrides.values())
     )
-    old_lock, old_text, notes = _read_lock_or_replace(project, options.frozen, clean_lock)
+    old_lock, old_text, notes = read_lock_or_replace(project, options.frozen, clean_lock)
     if old_lock is not None:
-        pins = old_lock.pins
-        options = dataclasses.replace(options, pins=pins)
+        options = dataclasses.replace(options, pins=old_lock.pins)
         if options.frozen and (stale := prechecks.frozen_staleness(project, manifest, old_lock)):
             raise LockError(stale)  # before any download: nothing the manifest does not ask for
+    resolved, located, fetch_notes = _resolve_graph(
+        project, manifest, old_lock, options, fresh, registry
+    )
+    _check_packages(resolved)
+    where = scope or scopes.project(project)
+    plan, lock, judged = _plan_and_lock(project, manifest, resolved, located, where, link_mode)
+    warnings = (
+        tuple(notes)
+        + tuple(fetch_notes)
+        + resolved.notes
+        + tuple(_trust_notes(project, manifest, resolved))
+        + plan.warnings
+        + tuple(judged)
+        + tuple(
+            d
+            for key in resolved.order
+            for d in resolved.packages[key].diagnostics
+            if d.severity == "warning" and not _local_file_origin(resolved.packages[key], d)
+        )
+    )
+    return Resolution(
+        manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings
+    )
+
+
+def _resolve_graph(
+    project: Path,
+    manifest: Manifest,
+    old_lock: lockfmt.Lockfile | None,
+    options: FetchOptions,
+    fresh: frozenset[str] | None,
+    registry: Mapping[str, SourceFactory],
+) -> tuple[Resolved, list[RefPin], list[Diagnostic]]:
+    """Fetch and load the graph the manifest asks for (the lock's pins reused) and choose
+    one candidate per package: the resolved graph, the pins that located ranged paths, and
+    what the sources had to say."""
     unpinned = _unpinned_roots(manifest, options.pins)
     if unpinned and options.frozen:
         raise unpinned_under_frozen(list(unpinned))  # before any download: CI caches start cold
@@ -184,15 +140,23 @@ def resolve_project(
         resolved = resolve(
             manifest.dependencies, discovery, crawled, manifest.overrides, candidates
         )
-        located = candidates.located_pins(_ranged_origins(resolved))
-        notes += sources.warnings()
+        return resolved, candidates.located_pins(_ranged_origins(resolved)), sources.warnings()
     finally:
         discovery.close()
         sources.close()
-    _check_packages(resolved)
-    trust = _trust_notes(project, manifest, resolved)
+
+
+def _plan_and_lock(
+    project: Path,
+    manifest: Manifest,
+    resolved: Resolved,
+    located: list[RefPin],
+    where: scopes.Scope,
+    link_mode: str | None,
+) -> tuple[Plan, lockfmt.Lockfile, list[Diagnostic]]:
+    """Where each resolved package goes in ``where`` (the plan), what the hosts say of
+    them (an error stops here), and the lock that records both."""
     items = [_item(resolved.packages[key]) for key in resolved.order]
-    where = scope or scopes.project(project)
     values = where.values()
     mode: Mode = "host-variables" if manifest.mcp_paths == "host-variables" else "absolute"
     extra = {} if where.user else _metaskill_server(project, manifest, resolved)
@@ -205,22 +169,7 @@ def resolve_project(
         project, manifest.targets, resolved, manifest.overrides, located, plan.paths,
         plan.servers,
     )  # fmt: skip
-    warnings = (
-        tuple(notes)
-        + resolved.notes
-        + tuple(trust)
-        + plan.warnings
-        + tuple(judged)
-        + tuple(
-            d
-            for key in resolved.order
-            for d in resolved.packages[key].diagnostics
-            if d.severity == "warning" and not _local_file_origin(resolved.packages[key], d)
-        )
-    )
-    return Resolution(
-        manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings
-    )
+    return plan, lock, judged
 
 
 def _report_resolving(done: int, total: int) -> None:
