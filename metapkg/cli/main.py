@@ -4,9 +4,8 @@
 argparse is imported (quick.py, tophelp.py). Otherwise only the subparsers of the
 commands named on the command line get their options, command modules are imported only
 when their command runs, and they import their actions lazily, so no command loads more
-than it uses. This module
-imports only ``gc``, ``os`` and ``sys`` at the top (typing, pathlib and importlib cost more than
-a no-op install's own work).
+than it uses. This module imports only ``gc``, ``os`` and ``sys`` at the top (typing,
+pathlib and importlib cost more than a no-op install's own work).
 """
 
 from __future__ import annotations
