@@ -165,7 +165,9 @@ def scaling_table(work: Path, counts: list[int], base: Shape, latency: float) ->
             rss = PEAK_RSS["install"]
             warm, _, project = bench.warm(lock, cache)
             noop = bench.noop(project, cache)
-            copying = copy_floor(project, work / f"scale-{count}" / "floors", bench.runs)
+            floors = work / f"scale-{count}" / "floors"
+            copying = copy_floor(project, floors, bench.runs)
+            unpacking = extract_floor(bench.catalog.repos, floors, bench.runs)
         finally:
             bench.close()
         rows.append(
@@ -173,6 +175,7 @@ def scaling_table(work: Path, counts: list[int], base: Shape, latency: float) ->
                 str(count),
                 f"{cold:.2f} s",
                 f"{warm:.2f} s",
+                f"{unpacking.seconds:.2f} s" if unpacking.seconds is not None else "n/a",
                 f"{copying.seconds:.2f} s" if copying.seconds is not None else "n/a",
                 f"{noop * 1000:.0f} ms",
                 f"{rss / 1024:.0f} MiB",
@@ -201,9 +204,9 @@ def render(rows: list[Row], scale: list[list[str]], shape: Shape, latency: float
             "",
             "## Scaling (same shape, repositories = packages / 10)",
             "",
-            "| packages | cold install | warm install | disk floor (`cp -r`) | no-op install "
-            "| peak RSS (cold) | CPU cold | CPU warm |",
-            "|---|---|---|---|---|---|---|---|",
+            "| packages | cold install | warm install | unpack floor (`tar xzf`) "
+            "| disk floor (`cp -r`) | no-op install | peak RSS (cold) | CPU cold | CPU warm |",
+            "|---|---|---|---|---|---|---|---|---|",
             *(f"| {' | '.join(r)} |" for r in scale),
         ]
     return "\n".join(lines) + "\n"
