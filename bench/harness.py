@@ -46,8 +46,9 @@ class Cpu:
         )
 
     def cell(self) -> str:
-        """metapkg's process / with its workers, seconds (the scaling table)."""
-        return f"{self.interpreter:.2f} / {self._everything()} s"
+        """metapkg's process (its user time) / with its workers, seconds (the scaling
+        table): enough to work out the CPU floor, as ``floor`` does for (a)."""
+        return f"{self.interpreter:.2f} ({self.user:.2f} user) / {self._everything()} s"
 
     def floor(self, wall: float) -> str:
         """What the CPU time allows, whatever overlaps: the work spread perfectly over
