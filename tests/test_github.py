@@ -1169,6 +1169,32 @@ def test_crawl_is_per_level_not_per_package(slow_gh: GH) -> None:
     assert gh.server.most_at_once() == 1  # the measure above tells serial from parallel
 
 
+def test_a_cold_install_from_a_lock_starts_every_download_at_once(slow_gh: GH) -> None:
+    # --jobs 2: 8 loading threads and 2 HTTP slots. The first repository holds more
+    # packages than there are threads: loading the lock's packages one task each, in the
+    # lock's order, filled every thread with packages waiting for that one download, and
+    # the second repository's download started only after it. Both go out together.
+    gh = slow_gh
+    names = [f"a-{i}" for i in range(10)]
+    gh.repo("org/many", {"c1": {"skills": {name: {"scope": "org"} for name in names}}})
+    gh.repo("org/one", {"c1": {"skills": {"z": {"scope": "org"}}}})
+    gh.manifest(
+        skills=[skill_origin("org/many", "main", n) for n in names]
+        + [skill_origin("org/one", "main", "z")]
+    )
+    assert_ok(gh.install())
+    from_lock = gh.tmp / "from-lock"
+    from_lock.mkdir()
+    for name in ("metapkg.yaml", "metapkg.lock"):
+        (from_lock / name).write_text((gh.project / name).read_text())
+    gh.server.clear_log()
+    env = {"METAPKG_CACHE_DIR": str(gh.tmp / "c1")}
+    assert_ok(gh.run("install", "--jobs", "2", cwd=from_lock, env=env))
+    assert gh.count(r"/tarball/") == 2
+    assert gh.server.most_at_once(r"/tarball/") == 2  # side by side, from the log
+    assert (from_lock / ".claude" / "skills" / "z" / "SKILL.md").is_file()
+
+
 def test_editing_a_provisioned_file_in_place_never_leaks_into_a_new_lock(gh: GH) -> None:
     # With --link-mode hardlink, provisioned files are hard links into the cache. An in-place
     # edit (as root, or after chmod) reaches the cached copy; a later install without a lock
