@@ -8,7 +8,6 @@ import io
 import os
 import stat
 import tarfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -320,7 +319,7 @@ def test_an_archive_arriving_during_another_extraction_is_extracted_by_a_worker_
     there.mkdir()
     (tmp_path / "a").mkdir()
     expected = extract(_write(tmp_path / "a", good), here, SOURCE)
-    monkeypatch.setattr(unpack, "_here", 1)  # this process is extracting another archive
+    monkeypatch.setattr(unpack, "_running", 1)  # another extraction is under way
     assert unpack.extract(_write(tmp_path / "a", good), there, SOURCE) == expected
     assert workers.running()  # it went to the worker
     assert _files(there) == _files(here)
@@ -342,7 +341,7 @@ def test_a_worker_that_dies_costs_only_the_second_core(
     # the install's own process instead, from an emptied folder.
     from metapkg.fetch import unpack
 
-    monkeypatch.setattr(unpack, "_here", 1)
+    monkeypatch.setattr(unpack, "_running", 1)
     kill_a_worker()
     destination = tmp_path / "out"
     destination.mkdir()
@@ -353,31 +352,6 @@ def test_a_worker_that_dies_costs_only_the_second_core(
     record = unpack.extract(_write(tmp_path, entries), destination, SOURCE)
     assert list(record) == ["skills/alpha/SKILL.md"]
     assert _files(destination) == {"skills/alpha/SKILL.md": b"---\nname: alpha\n---\n"}
-
-
-def test_an_archive_waits_for_the_first_free_extractor(monkeypatch: pytest.MonkeyPatch) -> None:
-    # fetch/unpack.py: this process extracts one archive at a time and each worker one. An
-    # archive arriving while both are taken waits, and goes to whichever frees first, here
-    # first: a burst of archives (a cold install from a lock) no longer queues at the
-    # worker while this process idles, nor piles onto this process's threads.
-    from metapkg import workers
-    from metapkg.fetch import unpack
-
-    monkeypatch.setattr(unpack, "_here", 0)  # restored after the test, whatever happens
-    monkeypatch.setattr(unpack, "_with_workers", 0)
-    assert unpack._take_turn() is False  # all free: here
-    assert unpack._take_turn() is True  # this process busy: a worker
-    monkeypatch.setattr(unpack, "_with_workers", workers.size())  # every worker busy too
-    turns: list[bool] = []
-    waiting = threading.Thread(target=lambda: turns.append(unpack._take_turn()))
-    waiting.start()
-    waiting.join(0.2)
-    assert waiting.is_alive() and turns == []  # it waits; it does not pile on here
-    unpack._end_turn(False)  # this process's extraction ends first
-    waiting.join(5)
-    assert turns == [False]  # so it is extracted here
-    unpack._end_turn(False)
-    assert (unpack._here, unpack._with_workers) == (0, workers.size())
 
 
 def test_the_records_entries_under_a_package_path_are_exactly_its_own(tmp_path: Path) -> None:
