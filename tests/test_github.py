@@ -1195,6 +1195,29 @@ def test_a_cold_install_from_a_lock_starts_every_download_at_once(slow_gh: GH) -
     assert (from_lock / ".claude" / "skills" / "z" / "SKILL.md").is_file()
 
 
+def test_a_cold_install_from_a_lock_whose_archive_is_gone_names_it_and_ends(slow_gh: GH) -> None:
+    # A repository's other packages load once its first one has: when its download fails,
+    # they must still be handed on (and fail as it did), not wait for ever.
+    gh = slow_gh
+    names = [f"a-{i}" for i in range(4)]
+    gh.repo("org/many", {"c1": {"skills": {name: {"scope": "org"} for name in names}}})
+    gh.repo("org/one", {"c1": {"skills": {"z": {"scope": "org"}}}})
+    gh.manifest(
+        skills=[skill_origin("org/many", "main", n) for n in names]
+        + [skill_origin("org/one", "main", "z")]
+    )
+    assert_ok(gh.install())
+    from_lock = gh.tmp / "from-lock"
+    from_lock.mkdir()
+    for name in ("metapkg.yaml", "metapkg.lock"):
+        (from_lock / name).write_text((gh.project / name).read_text())
+    gh.server.fail(r"org/many.*(tarball|legacy\.tar\.gz)", 404, times=20)
+    env = {"METAPKG_CACHE_DIR": str(gh.tmp / "c1")}
+    found = assert_fails_with(gh.run("install", cwd=from_lock, env=env), "missing")
+    assert any("org/many" in f"{d.path} {d.message}" for d in found), found
+    assert not (from_lock / ".claude").exists()
+
+
 def test_editing_a_provisioned_file_in_place_never_leaks_into_a_new_lock(gh: GH) -> None:
     # With --link-mode hardlink, provisioned files are hard links into the cache. An in-place
     # edit (as root, or after chmod) reaches the cached copy; a later install without a lock
