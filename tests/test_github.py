@@ -1169,13 +1169,10 @@ def test_crawl_is_per_level_not_per_package(slow_gh: GH) -> None:
     assert gh.server.most_at_once() == 1  # the measure above tells serial from parallel
 
 
-def test_a_cold_install_from_a_lock_starts_every_download_at_once(slow_gh: GH) -> None:
-    # --jobs 2: 8 loading threads and 2 HTTP slots. The first repository holds more
-    # packages than there are threads: loading the lock's packages one task each, in the
-    # lock's order, filled every thread with packages waiting for that one download, and
-    # the second repository's download started only after it. Both go out together.
-    gh = slow_gh
-    names = [f"a-{i}" for i in range(10)]
+def _a_checkout_of_two_repositories(gh: GH, many: int) -> Path:
+    """org/many (``many`` skills) and org/one (one skill), installed; then a fresh project
+    with that manifest and lock, as CI checks it out."""
+    names = [f"a-{i}" for i in range(many)]
     gh.repo("org/many", {"c1": {"skills": {name: {"scope": "org"} for name in names}}})
     gh.repo("org/one", {"c1": {"skills": {"z": {"scope": "org"}}}})
     gh.manifest(
@@ -1187,6 +1184,16 @@ def test_a_cold_install_from_a_lock_starts_every_download_at_once(slow_gh: GH) -
     from_lock.mkdir()
     for name in ("metapkg.yaml", "metapkg.lock"):
         (from_lock / name).write_text((gh.project / name).read_text())
+    return from_lock
+
+
+def test_a_cold_install_from_a_lock_starts_every_download_at_once(slow_gh: GH) -> None:
+    # --jobs 2: 8 loading threads and 2 HTTP slots. The first repository holds more
+    # packages than there are threads: loading the lock's packages one task each, in the
+    # lock's order, filled every thread with packages waiting for that one download, and
+    # the second repository's download started only after it. Both go out together.
+    gh = slow_gh
+    from_lock = _a_checkout_of_two_repositories(gh, 10)
     gh.server.clear_log()
     env = {"METAPKG_CACHE_DIR": str(gh.tmp / "c1")}
     assert_ok(gh.run("install", "--jobs", "2", cwd=from_lock, env=env))
@@ -1199,18 +1206,7 @@ def test_a_cold_install_from_a_lock_whose_archive_is_gone_names_it_and_ends(slow
     # A repository's other packages load once its first one has: when its download fails,
     # they must still be handed on (and fail as it did), not wait for ever.
     gh = slow_gh
-    names = [f"a-{i}" for i in range(4)]
-    gh.repo("org/many", {"c1": {"skills": {name: {"scope": "org"} for name in names}}})
-    gh.repo("org/one", {"c1": {"skills": {"z": {"scope": "org"}}}})
-    gh.manifest(
-        skills=[skill_origin("org/many", "main", n) for n in names]
-        + [skill_origin("org/one", "main", "z")]
-    )
-    assert_ok(gh.install())
-    from_lock = gh.tmp / "from-lock"
-    from_lock.mkdir()
-    for name in ("metapkg.yaml", "metapkg.lock"):
-        (from_lock / name).write_text((gh.project / name).read_text())
+    from_lock = _a_checkout_of_two_repositories(gh, 4)
     gh.server.fail(r"org/many.*(tarball|legacy\.tar\.gz)", 404, times=20)
     env = {"METAPKG_CACHE_DIR": str(gh.tmp / "c1")}
     found = assert_fails_with(gh.run("install", cwd=from_lock, env=env), "missing")
