@@ -4,6 +4,7 @@ over tags, prereleases, backtracking, explained failures, pin reuse, update in r
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,11 @@ from hypothesis import strategies as st
 
 from metapkg.actions.resolution import Resolution, resolve_project
 from metapkg.diagnostics import ResolutionError
-from metapkg.fetch.sources import FetchOptions
+from metapkg.fetch.sources import FetchOptions, Sources
 from metapkg.lock import format as lockfmt
 from metapkg.packages.semver import Range
+from metapkg.resolve.candidates import Candidates
+from metapkg.resolve.discovery import Discovery
 
 
 def url(repo: str, name: str, ref: str = "main", spec: str | None = None) -> str:
@@ -233,3 +236,18 @@ def test_any_lock_satisfies_every_range_and_is_byte_stable(
         assert Range.parse(spec).contains(versions[f"acme/{name}"] or "")
     keep(project, resolution)
     assert resolve(forge, project, wanted).lock_text == resolution.lock_text
+
+
+def test_closing_a_discovery_wakes_a_loader_waiting_for_packages_that_never_come(
+    forge: FakeForge,
+) -> None:
+    # warm() cut short between its submits (Ctrl-C) leaves its loader waiting for more
+    # downloads' packages than were ever handed on; close() waits for the pool's threads,
+    # so it must wake the loader, or the install would hang instead of ending.
+    sources = Sources(FetchOptions(workers=1), forge.registry)
+    discovery = Discovery(sources, Candidates(sources), workers=1)
+    discovery._executor().submit(discovery._load_as_ready, 2)
+    closing = threading.Thread(target=discovery.close, daemon=True)
+    closing.start()
+    closing.join(timeout=10)
+    assert not closing.is_alive(), "close() waited for ever"

@@ -112,10 +112,12 @@ class Discovery:
         self._preferred: Once[tuple[Origin, str | None], Origin] = Once()
         self._lock = threading.Lock()
         self._closing = threading.Event()  # stop loading ahead of need (warm)
+        self._ready: queue.SimpleQueue[list[Origin]] = queue.SimpleQueue()  # for warm's loader
         self.notes: dict[Diagnostic, None] = {}  # warnings met while choosing (tag-version)
 
     def close(self) -> None:
         self._closing.set()
+        self._ready.put([])  # wakes warm's loader if it waits for lists that never come
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
@@ -196,25 +198,26 @@ class Discovery:
                 at_hand.append(origin)
             else:
                 downloads.setdefault(download_group(origin), []).append(origin)
-        followers = [others for _, *others in downloads.values() if others]
-        ready: queue.SimpleQueue[list[Origin]] = queue.SimpleQueue()
+        followers = sum(1 for _, *others in downloads.values() if others)
         if followers:
-            self._executor().submit(self._load_as_ready, ready, len(followers))
+            self._executor().submit(self._load_as_ready, followers)
         for first, *others in downloads.values():
             loading = self._executor().submit(_quietly, self.node, first)
-            if others:  # called when it is done, failed or cancelled alike: never lost
-                loading.add_done_callback(partial(_hand_on, ready, others))
+            if others:
+                loading.add_done_callback(partial(_hand_on, self._ready, others))
         for origin in at_hand:
             _quietly(self.node, origin)
 
-    def _load_as_ready(self, ready: queue.SimpleQueue[list[Origin]], count: int) -> None:
-        """Load ``count`` lists of origins from ``ready``, each as it arrives, until the
-        discovery closes."""
+    def _load_as_ready(self, count: int) -> None:
+        """Load ``count`` lists of origins handed on by ``warm``, each as it arrives, until
+        the discovery closes."""
         for _ in range(count):
-            for origin in ready.get():
+            for origin in self._ready.get():
                 if self._closing.is_set():
                     return
                 _quietly(self.node, origin)
+            if self._closing.is_set():
+                return
 
     # -- the crawl ----------------------------------------------------------------------------
 
@@ -333,6 +336,8 @@ def _quietly(load: Callable[[Origin], Node], origin: Origin) -> None:
 
 
 def _hand_on(ready: queue.SimpleQueue[list[Origin]], others: list[Origin], _: object) -> None:
+    """Hand a download's other packages to warm's loader once its first is done: called
+    when that load is done, failed or cancelled alike, so none is ever lost."""
     ready.put(others)
 
 
