@@ -112,12 +112,13 @@ class Discovery:
         self._preferred: Once[tuple[Origin, str | None], Origin] = Once()
         self._lock = threading.Lock()
         self._closing = threading.Event()  # stop loading ahead of need (warm)
-        self._ready: queue.SimpleQueue[list[Origin]] = queue.SimpleQueue()  # for warm's loader
+        # warm's loader reads each download's other packages here; None: the discovery closes
+        self._ready: queue.SimpleQueue[list[Origin] | None] = queue.SimpleQueue()
         self.notes: dict[Diagnostic, None] = {}  # warnings met while choosing (tag-version)
 
     def close(self) -> None:
         self._closing.set()
-        self._ready.put([])  # wakes warm's loader if it waits for lists that never come
+        self._ready.put(None)  # even if warm, cut short, never hands on what its loader awaits
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
@@ -187,10 +188,11 @@ class Discovery:
         install of 300 packages from a lock started 10 of its 30 downloads at once, the
         rest in fives over a second. A task per download that loaded all of its packages
         made 64 threads load at once at 3,000 packages, trading the interpreter lock back
-        and forth (28 s of loading in 7 s): loads are CPU work, done best by one thread,
-        which starts first: behind the first packages, it began 2,700 loads only once
-        every download had landed (2.5 s more at 3,000 packages). Those at hand load here
-        for the same reason: a warm 300-package install took 0.92 s so, 1.25 s on the pool."""
+        and forth (28 s of loading in 7 s): loads are CPU work, done best by one thread.
+        That thread starts first: queued behind the first packages, it began 2,700 loads
+        only once every download had landed (2.5 s more at 3,000 packages). Those at hand
+        load here for the same reason: a warm 300-package install took 0.92 s so and 1.25 s
+        on the pool."""
         at_hand = []
         downloads: dict[str, list[Origin]] = {}
         for origin in origins:
@@ -212,12 +214,13 @@ class Discovery:
         """Load ``count`` lists of origins handed on by ``warm``, each as it arrives, until
         the discovery closes."""
         for _ in range(count):
-            for origin in self._ready.get():
+            origins = self._ready.get()
+            if origins is None:
+                return
+            for origin in origins:
                 if self._closing.is_set():
                     return
                 _quietly(self.node, origin)
-            if self._closing.is_set():
-                return
 
     # -- the crawl ----------------------------------------------------------------------------
 
@@ -335,7 +338,9 @@ def _quietly(load: Callable[[Origin], Node], origin: Origin) -> None:
         load(origin)
 
 
-def _hand_on(ready: queue.SimpleQueue[list[Origin]], others: list[Origin], _: object) -> None:
+def _hand_on(
+    ready: queue.SimpleQueue[list[Origin] | None], others: list[Origin], _: object
+) -> None:
     """Hand a download's other packages to warm's loader once its first is done: called
     when that load is done, failed or cancelled alike, so none is ever lost."""
     ready.put(others)

@@ -1,6 +1,7 @@
 """Loads that share one download: packages of one repository at one ref come from one
-archive, so the loads of a crawl or of a lock's packages are scheduled around it (the
-first on the pool, the others once it is in)."""
+archive. ``download_group`` says which loads most likely do; ``SharedDownloads`` starts the
+crawl's loads around it (the first on the pool, the others once it is in), and
+``Discovery.warm`` groups a lock's packages by it the same way."""
 
 from __future__ import annotations
 
