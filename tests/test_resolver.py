@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from fakeforge import FakeForge
+from fakeforge import FakeForge, FakeSource
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from metapkg.actions.resolution import Resolution, resolve_project
 from metapkg.diagnostics import ResolutionError
-from metapkg.fetch.sources import FetchOptions, Sources
+from metapkg.fetch.source import Fetched
+from metapkg.fetch.sources import REGISTRY, FetchOptions, SourceFactory, Sources
 from metapkg.lock import format as lockfmt
+from metapkg.origins import Origin, parse_origin
 from metapkg.packages.semver import Range
 from metapkg.resolve.candidates import Candidates
 from metapkg.resolve.discovery import Discovery
@@ -238,14 +242,73 @@ def test_any_lock_satisfies_every_range_and_is_byte_stable(
     assert resolve(forge, project, wanted).lock_text == resolution.lock_text
 
 
+class _HeldForge(FakeForge):
+    """A forge whose repository ``acme/held`` answers no fetch until ``release`` is set."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.release = threading.Event()
+
+    @property
+    def registry(self) -> Mapping[str, SourceFactory]:
+        forge = self
+
+        class Held(FakeSource):
+            def fetch(self, origin: Origin) -> Fetched:
+                if "acme/held" in str(origin):
+                    forge.release.wait(timeout=10)
+                return super().fetch(origin)
+
+        return {**REGISTRY, "github": lambda options: Held(forge, options)}
+
+
+def _discovery(forge: FakeForge) -> Discovery:
+    sources = Sources(FetchOptions(workers=1), forge.registry)
+    return Discovery(sources, Candidates(sources), workers=1)
+
+
+def test_a_lock_s_packages_load_as_their_download_lands_not_behind_another_download(
+    tmp_path: Path,
+) -> None:
+    # warm() loads a lock's packages ahead of need: each download's first on the pool, the
+    # others by one loader thread once that first is in. Loaded in the lock's order (or
+    # with the loader queued behind the first packages), acme/free's second package would
+    # wait for acme/held's download, which is still out.
+    forge = _HeldForge(tmp_path / "forge")
+    forge.commit("acme/held", {"skills": {"a0": {}, "a1": {}}})
+    forge.commit("acme/free", {"skills": {"b0": {}, "b1": {}}})
+    discovery = _discovery(forge)
+    held = ("acme/held", forge.repos["acme/held"].refs["main"])
+    free = ("acme/free", forge.repos["acme/free"].refs["main"])
+    try:
+        lock_order = [("acme/held", "a0"), ("acme/held", "a1"), ("acme/free", "b0")]
+        lock_order.append(("acme/free", "b1"))
+        discovery.warm(parse_origin(url(repo, name)) for repo, name in lock_order)
+        free_loaded = _fetched_within(forge, free, 2)
+        held_loaded = forge.fetches[held]
+        forge.release.set()
+        assert (free_loaded, held_loaded) == (2, 0)  # both of acme/free's, while held is out
+        assert _fetched_within(forge, held, 2) == 2  # then acme/held's, once it is in
+    finally:
+        forge.release.set()
+        discovery.close()
+
+
+def _fetched_within(forge: FakeForge, key: tuple[str, str], count: int) -> int:
+    """How often ``key`` was fetched, once that reaches ``count`` or 5 seconds pass."""
+    deadline = time.monotonic() + 5
+    while forge.fetches[key] < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return forge.fetches[key]
+
+
 def test_closing_a_discovery_wakes_a_loader_waiting_for_packages_that_never_come(
     forge: FakeForge,
 ) -> None:
     # warm() cut short between its submits (Ctrl-C) leaves its loader waiting for more
     # downloads' packages than were ever handed on; close() waits for the pool's threads,
     # so it must wake the loader, or the install would hang instead of ending.
-    sources = Sources(FetchOptions(workers=1), forge.registry)
-    discovery = Discovery(sources, Candidates(sources), workers=1)
+    discovery = _discovery(forge)
     discovery._executor().submit(discovery._load_as_ready, 2)
     closing = threading.Thread(target=discovery.close, daemon=True)
     closing.start()
