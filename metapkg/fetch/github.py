@@ -49,7 +49,7 @@ from metapkg.fetch.source import (
     unpinned_under_frozen,
 )
 from metapkg.fetch.sources import FetchOptions
-from metapkg.fetch.tags import package_tags
+from metapkg.fetch.tags import read_tags
 from metapkg.fetch.webhost import usable_reply, web_host
 from metapkg.origins import GitHubOrigin, Origin
 
@@ -83,6 +83,7 @@ class GitHubSource:
         self._used: set[RefPin] = set()
         self._used_lock = threading.Lock()
         self._resolved: dict[str, dict[str, str]] = {}  # refs asked of GitHub, for --offline
+        self._tag_notes: dict[Diagnostic, None] = {}  # tags left out (tag-ignored, -duplicate)
 
     # -- the Source interface ------------------------------------------------------------
 
@@ -123,14 +124,21 @@ class GitHubSource:
         """The package's tagged versions, newest first: its own monorepo tags
         (``<name>@1.2.3``, ``<name>/v1.2.3``) when the repository has any, else the plain
         ``v1.2.3`` / ``1.2.3`` tags. One tag listing per repository and run; offline, the
-        tags the cache remembers."""
+        tags the cache remembers. Tags left out (no version, a version tagged twice) are
+        said once per package (see fetch/tags.py)."""
         assert isinstance(origin, GitHubOrigin)
         _, path, _ = self.resolve(origin)
         repo = origin.repo_id
         listed = self.cache.known_tags(repo) if self.options.offline else self.tag_commits(repo)
         folder = PurePosixPath(path).name if path else origin.repo
+        read = read_tags(listed, folder)
+        shown = f"{repo} ({path})" if path else repo
+        where = f"https://github.com/{repo}/tags"  # where the tags are fixed
+        with self._used_lock:
+            for note in read.notes(where, shown):
+                self._tag_notes.setdefault(note)
         found = []
-        for version, name in package_tags(listed, folder):
+        for version, name in read.tags:
             with self._used_lock:
                 self.pins.setdefault((repo, name), listed[name])
             found.append(Tag(version, name, origin.with_tree(name, path)))
@@ -155,7 +163,8 @@ class GitHubSource:
         return sorted(self._used, key=lambda p: (p.repo, p.ref))
 
     def warnings(self) -> list[Diagnostic]:
-        return self.renames.warnings()
+        with self._used_lock:
+            return self.renames.warnings() + list(self._tag_notes)
 
     def close(self) -> None:
         for repo, refs in self._resolved.items():
