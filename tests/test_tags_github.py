@@ -13,7 +13,6 @@ from conftest import assert_ok
 from ghfixtures import GH, make_gh, skill_origin
 
 
-
 @pytest.fixture
 def gh(tmp_path: Path) -> Iterator[GH]:
     yield from make_gh(tmp_path)
@@ -28,9 +27,7 @@ def _warnings(text: str, rule: str) -> list[str]:
 
 
 @pytest.mark.parametrize("junk", ["x@junk", "x@latest", "x/vnext", "x@1.9.0@"])
-def test_a_non_version_tag_of_the_package_hides_none_of_its_version_tags(
-    gh: GH, junk: str
-) -> None:
+def test_a_non_version_tag_of_the_package_hides_none_of_its_version_tags(gh: GH, junk: str) -> None:
     """Before: one such tag made the package's own form count, and it named no version,
     so `v1.2.0` was ignored and the range locked main's untagged head."""
     commits = {
@@ -94,3 +91,41 @@ def test_the_form_most_tags_use_wins_a_duplicate() -> None:
     tie = read_tags({"v1.0.0": "a", "1.0.0": "b", "v2.0.0": "c", "2.0.0": "c"}, "x")
     assert [name for _, name in tie.tags] == ["v2.0.0", "v1.0.0"]
     assert [(d.kept, d.other) for d in tie.duplicates] == [("v1.0.0", "1.0.0")]
+
+
+def _mistagged(gh: GH, count: int, good: int | None = None) -> None:
+    """acme/x tagged v1.0.0 .. v1.<count-1>.0, each at its own commit whose package says
+    0.0.1 (a version field never bumped), but for tag v1.<good>.0, which agrees."""
+    commits = {
+        f"c{i}": {"skills": {"x": {"version": f"1.{i}.0" if i == good else "0.0.1"}}}
+        for i in range(count)
+    }
+    tags = {f"v1.{i}.0": f"c{i}" for i in range(count)}
+    gh.repo("acme/x", commits, tags=tags)
+    gh.manifest(skills=[ranged("acme/x", "x", "^1")])
+
+
+def test_many_tags_that_disagree_cost_a_bounded_number_of_downloads(gh: GH) -> None:
+    """Before: one archive per tag (2,000 tags: 2,001 requests, 150 s) and one warning
+    line per tag; now at most TAG_TRIES tags, then a `tag-limit` error saying which."""
+    from metapkg.resolve.tagtries import TAG_TRIES
+
+    _mistagged(gh, 200)
+    run = gh.install()
+    assert run.code == 1
+    assert gh.count(r"/tarball/") <= TAG_TRIES + 2
+    assert len(run.err.splitlines()) <= TAG_TRIES + 5  # a "Fetched" line per download
+    [said] = [line for line in run.err.splitlines() if "error[tag-limit]" in line]
+    assert f"tried the newest {TAG_TRIES} tags in ^1 (v1.199.0 down to v1.180.0)" in said
+    assert "v1.199.0 says 0.0.1" in said and "narrow the range" in said
+    assert not (gh.project / "metapkg.lock").exists()
+
+
+def test_disagreeing_tags_before_a_good_one_are_one_grouped_warning(gh: GH) -> None:
+    _mistagged(gh, 12, good=4)
+    run = assert_ok(gh.install())
+    assert gh.packages()["acme/x"]["version"] == "1.4.0"
+    [said] = _warnings(run.err, "tag-version")
+    assert "7 tags of skill acme/x name another version" in said
+    assert "v1.11.0 says 0.0.1, v1.10.0 says 0.0.1, v1.9.0 says 0.0.1 and 4 more" in said
+    assert gh.count(r"/tarball/") == 8

@@ -95,7 +95,7 @@ def read_tags(listed: Mapping[str, str], folder: str) -> PackageTags:
     for version, name, form in named:
         by_version.setdefault(version, []).append((name, form))
     chosen: list[tuple[SemVer, str]] = []
-    duplicates = []
+    duplicates: list[Duplicate] = []
     for version, names in by_version.items():
         names.sort(key=lambda item: (-forms[item[1]], not item[1].endswith("v"), item[0]))
         kept = names[0][0]

@@ -101,6 +101,7 @@ class Candidates:
         self._places: Once[Origin, Located] = Once()
         self._lock = threading.Lock()
         self._located: dict[Origin, RefPin] = {}  # pins that told where a path starts
+        self._tag_names: dict[Origin, str] = {}  # each tag's origin: the tag
 
     # -- what a dependency most likely resolves to ---------------------------------------------
 
@@ -128,7 +129,19 @@ class Candidates:
 
     def versions(self, origin: Origin) -> list[Tag]:
         """The tagged versions at ``origin``'s place, newest first (asked once per run)."""
-        return self._versions.get(origin, lambda: self.sources.versions(origin))
+
+        def listed() -> list[Tag]:
+            tags = self.sources.versions(origin)
+            with self._lock:
+                self._tag_names.update((tag.origin, tag.name) for tag in tags)
+            return tags
+
+        return self._versions.get(origin, listed)
+
+    def tag_name(self, origin: Origin) -> str:
+        """The tag a candidate's origin is at (the origin itself when it is no tag's)."""
+        with self._lock:
+            return self._tag_names.get(origin) or str(origin)
 
     def located_pins(self, origins: Iterable[Origin]) -> list[RefPin]:
         """The pins that told where these origins' paths start (for the lock), for those

@@ -30,7 +30,15 @@ from metapkg.origins import Origin
 from metapkg.packages.models import Dependency
 from metapkg.resolve.candidates import Candidates, Unsatisfiable
 from metapkg.resolve.downloads import SharedDownloads, Why, download_group
-from metapkg.resolve.node import Node, load_node, tag_disagrees
+from metapkg.resolve.node import Node, load_node
+from metapkg.resolve.tagtries import (
+    TAG_TRIES,
+    Mismatch,
+    Unusable,
+    gave_up,
+    grouped,
+    tag_disagrees,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 if TYPE_CHECKING:
@@ -114,7 +122,7 @@ class Discovery:
         self._closing = threading.Event()  # stop loading ahead of need (warm)
         # warm's loader reads each download's other packages here; None: the discovery closes
         self._ready: queue.SimpleQueue[list[Origin] | None] = queue.SimpleQueue()
-        self.notes: dict[Diagnostic, None] = {}  # warnings met while choosing (tag-version)
+        self.mismatches: dict[Mismatch, None] = {}  # tags met while choosing (tag-version)
 
     def close(self) -> None:
         self._closing.set()
@@ -145,26 +153,38 @@ class Discovery:
         return self._preferred.get(key, lambda: self._first_usable(dependency))
 
     def _first_usable(self, dependency: Dependency) -> Origin:
-        failure: MetapkgError | None = None
+        """At most TAG_TRIES unusable tags are tried (see tagtries.py)."""
+        tried: list[Unusable] = []
         for origin in self.candidates.preferred(dependency):
             if origin == dependency.origin:
                 return origin  # what the dependency names: its own errors are reported
+            if len(tried) == TAG_TRIES:
+                raise gave_up(dependency, tried)
+            ref = self.candidates.tag_name(origin)
             try:
                 node = self.node(origin)
             except MetapkgError as exc:
-                failure = failure or exc
+                tried.append(Unusable(ref, None, exc))
                 continue
-            note = tag_disagrees(node)
-            if note is None:
+            mismatch = tag_disagrees(node)
+            if mismatch is None:
                 return origin
-            self.note(note)
+            self.note(mismatch)
+            tried.append(Unusable(ref, mismatch))
+        failure = next((item.failure for item in tried if item.failure is not None), None)
         if failure is not None:
             raise failure
         raise NotFound(dependency.origin, f"no tagged version in {dependency.constraint} loads")
 
-    def note(self, diagnostic: Diagnostic) -> None:
+    def note(self, mismatch: Mismatch) -> None:
         with self._lock:
-            self.notes.setdefault(diagnostic)
+            self.mismatches.setdefault(mismatch)
+
+    @property
+    def notes(self) -> list[Diagnostic]:
+        """Warnings met while choosing: one ``tag-version`` per package."""
+        with self._lock:
+            return grouped(self.mismatches)
 
     def preferred_node(self, dependency: Dependency) -> Node:
         return self.node(self.preferred(dependency))

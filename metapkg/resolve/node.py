@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from metapkg.diagnostics import Diagnostic, FetchError, error, warning
+from metapkg.diagnostics import Diagnostic, FetchError, error
 from metapkg.fetch.source import Fetched, NotFound
 from metapkg.fetch.tags import tag_version
 from metapkg.integrity import ModifiedInCache, TreeError, tree_hash
@@ -86,25 +86,6 @@ def _with_plain_version(package: Package, fetched: Fetched) -> Package:
     if version is None or SemVer.parse(version) is None:
         return package
     return dataclasses.replace(package, version=version)
-
-
-def tag_disagrees(node: Node) -> Diagnostic | None:
-    """A candidate from a version tag must hold the version its tag names, else it is no
-    candidate (``tag-version``): a retagged or mistagged release must not slip in."""
-    pin = node.fetched.pin
-    version = node.package.version
-    if pin is None or version is None:
-        return None
-    named = tag_version(pin.ref, node.fetched.folder_name)
-    found = SemVer.parse(version)
-    if named is None or found is None or found == named:
-        return None
-    return warning(
-        "tag-version",
-        str(node.origin),
-        f"tag {pin.ref} names version {named}, but {node.package.label} there says {version}; "
-        f"the tag is not used as a candidate (retag it, or fix the version)",
-    )
 
 
 def _unreadable(fetched: Fetched, exc: OSError) -> FetchError:

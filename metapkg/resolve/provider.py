@@ -19,13 +19,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from metapkg.diagnostics import Diagnostic, MetapkgError
+from metapkg.diagnostics import MetapkgError
 from metapkg.fetch.source import Place
 from metapkg.origins import Origin
 from metapkg.packages.models import Dependency, Key
 from metapkg.resolve.candidates import Candidates
 from metapkg.resolve.discovery import Discovery
-from metapkg.resolve.node import Node, tag_disagrees
+from metapkg.resolve.node import Node
+from metapkg.resolve.tagtries import TAG_TRIES, Mismatch, tag_disagrees
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class Provider:
         discovery: Discovery,
         candidates: Candidates,
         overridden: Mapping[Key, Candidate],
-        notes: Callable[[Diagnostic], None],
+        notes: Callable[[Mismatch], None],
     ) -> None:
         self.discovery = discovery
         self.candidates = candidates
@@ -137,9 +138,14 @@ class Provider:
                 yield candidate
         ranges = [r.dependency.range for r in wanted if r.dependency.range is not None]
         origins = [r.dependency.origin for r in wanted if r.dependency.range is not None]
-        for origin in self.candidates.ordered(origins, ranges):
+        unusable = 0  # at most TAG_TRIES per pass (see tagtries.py); loads are kept, so a
+        for origin in self.candidates.ordered(origins, ranges):  # pass again costs nothing
             candidate = self._candidate(origin, identifier, from_tags=True)
-            if candidate is not None and candidate not in seen:
+            if candidate is None:
+                unusable += 1
+                if unusable == TAG_TRIES:
+                    return
+            elif candidate not in seen:
                 seen.add(candidate)
                 yield candidate
 
