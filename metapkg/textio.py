@@ -28,8 +28,10 @@ __all__ = [
 ]
 
 
-def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
-    """The file's text; FileNotFoundError as usual; anything else unreadable is an error."""
+def read_utf8(path: Path, rule: str, display: str | None = None, keep_bom: bool = False) -> str:
+    """The file's text (``keep_bom``: with its byte-order mark, for files metapkg edits
+    and gives back byte for byte); FileNotFoundError as usual; anything else unreadable is
+    an error."""
     shown = display or path.name
     try:
         data = read_regular(path)
@@ -41,14 +43,15 @@ def read_utf8(path: Path, rule: str, display: str | None = None) -> str:
         raise UnreadableFile.single(
             rule, shown, f"cannot read it ({exc.strerror}); check its permissions"
         ) from None
-    return decode_utf8(data, rule, shown)
+    return decode_utf8(data, rule, shown, keep_bom)
 
 
-def decode_utf8(data: bytes, rule: str, shown: str) -> str:
-    """``data`` as text (a byte-order mark dropped); bytes that are not UTF-8 are an
-    error naming ``shown`` and the first bad byte."""
+def decode_utf8(data: bytes, rule: str, shown: str, keep_bom: bool = False) -> str:
+    """``data`` as text (a byte-order mark dropped unless ``keep_bom``); bytes that are
+    not UTF-8 are an error naming ``shown`` and the first bad byte."""
     try:
-        return data.decode("utf-8").removeprefix("\ufeff")
+        text = data.decode("utf-8")
+        return text if keep_bom else text.removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise MetapkgError.single(
             rule,

@@ -19,7 +19,7 @@ from metapkg.hosts.config.jsonc import JSON, JsoncError, parse
 from metapkg.hosts.config.jsonfile import JSONC, JsonServers
 from metapkg.hosts.config.tomlfile import TomlServers
 from metapkg.provision import scope as scopes
-from metapkg.provision.apply import merge_config
+from metapkg.provision.apply import Merged, merge_config
 from metapkg.provision.plan import ConfigEdit
 from metapkg.provision.state import Owned
 
@@ -227,14 +227,10 @@ def test_a_config_metapkg_has_nothing_for_is_not_read_as_config(tmp_path: Path) 
         (tmp_path / path).parent.mkdir(parents=True)
         (tmp_path / path).write_text("not a config {")
         edit = ConfigEdit(path, name, registry.get(name).mcp.make, {})  # type: ignore[union-attr]
-        before, after, now = merge_config(scope, Owned(), edit, False)
-        assert before == after == "not a config {" and now == {}
+        merged = merge_config(scope, Owned(), edit, False)
+        assert merged.before == merged.after == "not a config {" and merged.owned == {}
     absent = ConfigEdit("absent.toml", "codex", registry.get("codex").mcp.make, {})  # type: ignore[union-attr]
-    assert merge_config(scope, Owned(), absent, False) == (
-        None,
-        None,
-        {},
-    )
+    assert merge_config(scope, Owned(), absent, False) == Merged(None, None, {})
 
 
 def test_the_jsonc_parser_is_as_strict_as_json_where_the_file_is_json() -> None:

@@ -24,7 +24,7 @@ def preview(scope: Scope, plan: Plan, owned: Owned, reinstall: bool = False) -> 
 def _configs(scope: Scope, plan: Plan, owned: Owned) -> list[str]:
     changed = []
     for edit in config_edits(scope, plan, owned):
-        existing, text, _ = merge_config(scope, owned, edit, False)
-        if text != existing:
+        merged = merge_config(scope, owned, edit, False)
+        if merged.after != merged.before:
             changed.append(edit.path)
     return changed

@@ -61,6 +61,11 @@ class ConfigWriter(Protocol):
         """``entry`` exactly as a merge into ``text`` writes it (OpenCode's two shapes)."""
         ...
 
+    def settings(self, text: str) -> Any:
+        """Everything the file says, an empty servers container left out: two texts that
+        compare equal are read alike by the host (see hosts/config/baseline.py)."""
+        ...
+
     def merge(
         self,
         existing: str | None,

@@ -15,6 +15,7 @@ scope only the second: the home folder's links are the user's own; see scope.py.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from pathlib import Path
 
 from metapkg import events, failpoint
 from metapkg.diagnostics import Diagnostic, ProvisionError, error
+from metapkg.hosts.config import baseline
+from metapkg.hosts.config.baseline import Baseline
 from metapkg.integrity import TreeError
 from metapkg.provision.linkmode import place_packages
 from metapkg.provision.plan import ConfigEdit, Placement, Plan, emptying, written_hash
@@ -62,7 +65,7 @@ def apply(
         removed = [p for p in gone if p in mine]
         for path in removed:
             tx.remove(path)
-        changed, servers, created = _stage_configs(scope, tx, owned, plan, reinstall)
+        configs = _stage_configs(scope, tx, owned, plan, reinstall)
         if lock is not None:
             tx.write_text(*lock)
         if tx.empty:
@@ -83,11 +86,12 @@ def apply(
         if tx is not None:
             tx.discard()
         raise
-    _prune_empty_host_folders(scope, [*removed, *changed])
+    _prune_empty_host_folders(scope, [*removed, *configs.changed])
     placed = {p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}
-    now = Owned(placed, servers, created)
+    now = Owned(placed, configs.servers, configs.created, configs.baselines)
     kept = tuple(p for p in gone if p not in mine)
-    return Applied(tuple(copied), tuple(removed), tuple(changed), lock is not None, now, kept)
+    changed = tuple(configs.changed)
+    return Applied(tuple(copied), tuple(removed), changed, lock is not None, now, kept)
 
 
 # Packages to copy from which a worker helps: when one is running already (it extracted
@@ -173,48 +177,77 @@ def config_edits(scope: Scope, plan: Plan, owned: Owned) -> list[ConfigEdit]:
     return edits
 
 
-def merge_config(
-    scope: Scope, owned: Owned, edit: ConfigEdit, repair: bool
-) -> tuple[str | None, str | None, dict[str, str]]:
-    """(text before, text after, entries owned after): a config file metapkg did not
-    create is kept even when it ends up empty. One it has nothing to write into or remove
-    from is not parsed at all (a skills-only project targeting Codex never imports a TOML
-    library, and a config of the user's the host's writer cannot read stops nothing)."""
+@dataclass(frozen=True)
+class Merged:
+    """One config file's edit: its text before and after (None: no file; a byte-order
+    mark kept), the entries metapkg owns in it after, and how to give its bytes back."""
+
+    before: str | None
+    after: str | None
+    owned: dict[str, str]
+    baseline: Baseline | None = None
+
+
+def merge_config(scope: Scope, owned: Owned, edit: ConfigEdit, repair: bool) -> Merged:
+    """A config file metapkg did not create is kept even when it ends up empty, and once
+    metapkg's entries leave it, it gets the bytes back it had before metapkg's first edit
+    when nobody changed it since (hosts/config/baseline.py). One metapkg has nothing to
+    write into or remove from is not parsed at all (a skills-only project targeting Codex
+    never imports a TOML library, and a config of the user's the host's writer cannot
+    read stops nothing)."""
     path = edit.path
     file = scope.locate(path)
-    existing = read_utf8(file, "mcp-json", path) if os.path.lexists(file) else None
-    if not edit.entries and not owned.servers_in(path):
-        return existing, existing, {}
+    existing = read_utf8(file, "mcp-json", path, keep_bom=True) if os.path.lexists(file) else None
+    mine = owned.servers_in(path)
+    if not edit.entries and not mine:
+        return Merged(existing, existing, {})
+    bom = "\ufeff" if existing is not None and existing.startswith("\ufeff") else ""
+    plain = existing[len(bom) :] if existing is not None else None
     keep = existing is not None and path not in owned.created
-    text, now = edit.writer.merge(existing, owned.servers_in(path), edit.entries, repair, keep)
-    return existing, text, now
+    text, now = edit.writer.merge(plain, mine, edit.entries, repair, keep)
+    after = bom + text if text is not None else None
+
+    def settings(full: str) -> object:
+        return edit.writer.settings(full.removeprefix("\ufeff"))
+
+    before = owned.baselines.get(path)
+    after, kept = baseline.settle(existing, after, before, bool(mine), bool(now), settings)
+    return Merged(existing, after, now, kept)
+
+
+@dataclass(frozen=True)
+class StagedConfigs:
+    changed: list[str]  # the files changed
+    servers: dict[str, dict[str, str]]  # what metapkg owns in each
+    created: frozenset[str]  # the config files metapkg created (the only ones it may remove)
+    baselines: dict[str, Baseline]  # how to give the user's files their bytes back
 
 
 def _stage_configs(
     scope: Scope, tx: Transaction, owned: Owned, plan: Plan, repair: bool
-) -> tuple[list[str], dict[str, dict[str, str]], frozenset[str]]:
+) -> StagedConfigs:
     """Merge each host's servers into its config file; drop what metapkg wrote to config
-    files no active host wants any more. Returns the files changed, what is owned, and
-    the config files metapkg created (the only ones it may remove)."""
-    changed: list[str] = []
-    servers: dict[str, dict[str, str]] = {}
+    files no active host wants any more."""
+    staged = StagedConfigs([], {}, frozenset(), {})
     created: set[str] = set()
     for edit in config_edits(scope, plan, owned):
         path = edit.path
-        existing, text, now = merge_config(scope, owned, edit, repair)
-        ours = existing is None or path in owned.created
-        if now:
-            servers[path] = now
-        if ours and text is not None:
+        merged = merge_config(scope, owned, edit, repair)
+        ours = merged.before is None or path in owned.created
+        if merged.owned:
+            staged.servers[path] = merged.owned
+        if merged.baseline is not None:
+            staged.baselines[path] = merged.baseline
+        if ours and merged.after is not None:
             created.add(path)
-        if text == existing:
+        if merged.after == merged.before:
             continue
-        changed.append(path)
-        if text is None:
+        staged.changed.append(path)
+        if merged.after is None:
             tx.remove(path)
         else:
-            tx.write_text(path, text)
-    return changed, servers, frozenset(created)
+            tx.write_text(path, merged.after)
+    return dataclasses.replace(staged, created=frozenset(created))
 
 
 def _prune_empty_host_folders(scope: Scope, gone: Iterable[str]) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from metapkg.hosts.config.baseline import Baseline, from_record
 from metapkg.hosts.config.ownership import entry_hash
 from metapkg.provision import uptodate
 from metapkg.provision.scope import Scope
@@ -39,6 +40,9 @@ class Owned:
     # MCP config files metapkg created (no file was there): removed once they hold nothing
     # of metapkg's; any other config file is the user's and stays, even empty.
     created: frozenset[str] = frozenset()
+    # config file of the user's -> how to give its bytes back once metapkg's entries
+    # leave it (hosts/config/baseline.py)
+    baselines: Mapping[str, Baseline] = field(default_factory=dict)
 
     def servers_in(self, config: str) -> Mapping[str, str]:
         return self.servers.get(config, {})
@@ -68,7 +72,13 @@ def owned(scope: Scope) -> Owned | None:
     created = frozenset(
         c for c in (made if isinstance(made, list) else []) if c in scope.allow.config_files
     )
-    return Owned(found, entries, created)
+    kept = record.get("config-baselines")
+    baselines = {
+        config: baseline
+        for config, item in (kept.items() if isinstance(kept, dict) else ())
+        if config in scope.allow.config_files and (baseline := from_record(item)) is not None
+    }
+    return Owned(found, entries, created, baselines)
 
 
 def as_record(owned: Owned) -> dict[str, object]:
@@ -81,6 +91,9 @@ def as_record(owned: Owned) -> dict[str, object]:
             config: dict(sorted(names.items())) for config, names in sorted(owned.servers.items())
         },
         "created-configs": sorted(owned.created),
+        "config-baselines": {
+            config: baseline.as_record() for config, baseline in sorted(owned.baselines.items())
+        },
     }
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from metapkg.diagnostics import ProvisionError
 from metapkg.hosts.config import jsonedit
+from metapkg.hosts.config.baseline import without_empty
 from metapkg.hosts.config.jsonc import JSON, Document, JsoncError, Syntax, parse
 from metapkg.hosts.config.ownership import decide
 
@@ -64,6 +65,10 @@ class JsonServers:
 
     def entries(self, text: str) -> dict[str, Any]:
         return self.read(text)[1]
+
+    def settings(self, text: str) -> Any:
+        """What the file says, its servers' container left out when empty."""
+        return without_empty(self.read(text)[0].value, self.container)
 
     def as_written(self, text: str | None, entry: Mapping[str, Any]) -> dict[str, Any]:
         return dict(entry)

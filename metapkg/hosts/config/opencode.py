@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from metapkg.hosts.config.baseline import without_empty
 from metapkg.hosts.config.jsonc import JsoncError, parse
 from metapkg.hosts.config.jsonfile import JSONC as SYNTAX
 from metapkg.hosts.config.jsonfile import JsonServers
@@ -56,6 +57,10 @@ class OpenCodeServers:
 
     def entries(self, text: str) -> dict[str, Any]:
         return self.writer(text).entries(text)
+
+    def settings(self, text: str) -> Any:
+        """What the file says, an empty ``mcp.servers`` or ``mcp`` left out."""
+        return without_empty(self.writer(text).settings(text), V1)
 
     def as_written(self, text: str | None, entry: Mapping[str, Any]) -> dict[str, Any]:
         return for_shape(entry, shape(text))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from metapkg.diagnostics import MetapkgError, ProvisionError
 from metapkg.hosts import render
+from metapkg.hosts.config.baseline import without_empty
 from metapkg.hosts.config.ownership import decide
 
 if TYPE_CHECKING:
@@ -65,6 +66,10 @@ class TomlServers:
 
     def entries(self, text: str) -> dict[str, Any]:
         return self.read(text)[1]
+
+    def settings(self, text: str) -> Any:
+        """What the file says, an empty ``[mcp_servers]`` left out."""
+        return without_empty(self.read(text)[0].unwrap(), (self.table,))
 
     def as_written(self, text: str | None, entry: Mapping[str, Any]) -> dict[str, Any]:
         return dict(entry)
