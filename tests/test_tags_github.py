@@ -129,3 +129,14 @@ def test_disagreeing_tags_before_a_good_one_are_one_grouped_warning(gh: GH) -> N
     assert "7 tags of skill acme/x name another version" in said
     assert "v1.11.0 says 0.0.1, v1.10.0 says 0.0.1, v1.9.0 says 0.0.1 and 4 more" in said
     assert gh.count(r"/tarball/") == 8
+
+
+def test_a_few_tags_that_all_disagree_are_an_error_saying_so(gh: GH) -> None:
+    """Before: `missing: dependency not found (no tagged version in ^1 loads)`, and the
+    reason (each tag's version) was never printed."""
+    _mistagged(gh, 3)
+    run = gh.install()
+    assert run.code == 1
+    [said] = [line for line in run.err.splitlines() if "error[tag-version]" in line]
+    assert "none of the 3 tags in ^1 (v1.2.0 down to v1.0.0) is usable" in said
+    assert "v1.2.0 says 0.0.1, v1.1.0 says 0.0.1, v1.0.0 says 0.0.1" in said

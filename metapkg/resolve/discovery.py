@@ -171,6 +171,8 @@ class Discovery:
                 return origin
             self.note(mismatch)
             tried.append(Unusable(ref, mismatch))
+        if any(item.mismatch is not None for item in tried):
+            raise gave_up(dependency, tried)
         failure = next((item.failure for item in tried if item.failure is not None), None)
         if failure is not None:
             raise failure

@@ -94,7 +94,8 @@ class Unusable:
 
 
 def gave_up(dependency: Dependency, tried: Sequence[Unusable]) -> ResolutionError:
-    """``tag-limit``: the newest :data:`TAG_TRIES` tags in range were all unusable."""
+    """No tag in range is usable, and some hold another version than they name: the
+    newest :data:`TAG_TRIES` (``tag-limit``), or all there are (``tag-version``)."""
     refs = [item.ref for item in tried]
     mismatched = [item.mismatch.example for item in tried if item.mismatch is not None]
     failed = [item for item in tried if item.mismatch is None]
@@ -108,19 +109,25 @@ def gave_up(dependency: Dependency, tried: Sequence[Unusable]) -> ResolutionErro
         first = failed[0].failure
         reason = first.diagnostics[0].message if first and first.diagnostics else "not found"
         why.append(f"{len(failed)} did not load (first: {failed[0].ref}: {reason})")
-    return ResolutionError(
-        [
-            error(
-                "tag-limit",
-                str(dependency.origin),
-                f"tried the newest {len(tried)} tags in {dependency.constraint} "
-                f"({refs[0]} down to {refs[-1]}) and none is usable: {'; '.join(why)}. "
-                f"metapkg tries at most {TAG_TRIES} unusable tags per package: fix the tags or "
-                f"the package's version field, narrow the range to exclude the bad tags, or "
-                f"name the tag you want as the origin's ref without a range",
-            )
-        ]
+    span = f"{refs[0]} down to {refs[-1]}" if len(refs) > 1 else refs[0]
+    fix = (
+        "fix the tags or the package's version field, narrow the range to exclude the bad "
+        "tags, or name the tag you want as the origin's ref without a range"
     )
+    if len(tried) >= TAG_TRIES:
+        rule = "tag-limit"
+        said = (
+            f"tried the newest {len(tried)} tags in {dependency.constraint} ({span}) and none "
+            f"is usable: {'; '.join(why)}. metapkg tries at most {TAG_TRIES} unusable tags "
+            f"per package: {fix}"
+        )
+    else:
+        rule = "tag-version"
+        said = (
+            f"none of the {len(tried)} tags in {dependency.constraint} ({span}) is usable: "
+            f"{'; '.join(why)}. {fix[0].upper()}{fix[1:]}"
+        )
+    return ResolutionError([error(rule, str(dependency.origin), said)])
 
 
 def _examples(items: Sequence[str]) -> str:
