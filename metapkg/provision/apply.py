@@ -15,7 +15,6 @@ scope only the second: the home folder's links are the user's own; see scope.py.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -90,8 +89,7 @@ def apply(
     placed = {p.path: OwnedPath(p.integrity, p.written) for p in plan.placements}
     now = Owned(placed, configs.servers, configs.created, configs.baselines)
     kept = tuple(p for p in gone if p not in mine)
-    changed = tuple(configs.changed)
-    return Applied(tuple(copied), tuple(removed), changed, lock is not None, now, kept)
+    return Applied(tuple(copied), tuple(removed), configs.changed, lock is not None, now, kept)
 
 
 # Packages to copy from which a worker helps: when one is running already (it extracted
@@ -217,7 +215,7 @@ def merge_config(scope: Scope, owned: Owned, edit: ConfigEdit, repair: bool) -> 
 
 @dataclass(frozen=True)
 class StagedConfigs:
-    changed: list[str]  # the files changed
+    changed: tuple[str, ...]  # the files changed
     servers: dict[str, dict[str, str]]  # what metapkg owns in each
     created: frozenset[str]  # the config files metapkg created (the only ones it may remove)
     baselines: dict[str, Baseline]  # how to give the user's files their bytes back
@@ -228,26 +226,28 @@ def _stage_configs(
 ) -> StagedConfigs:
     """Merge each host's servers into its config file; drop what metapkg wrote to config
     files no active host wants any more."""
-    staged = StagedConfigs([], {}, frozenset(), {})
+    changed: list[str] = []
+    servers: dict[str, dict[str, str]] = {}
     created: set[str] = set()
+    baselines: dict[str, Baseline] = {}
     for edit in config_edits(scope, plan, owned):
         path = edit.path
         merged = merge_config(scope, owned, edit, repair)
         ours = merged.before is None or path in owned.created
         if merged.owned:
-            staged.servers[path] = merged.owned
+            servers[path] = merged.owned
         if merged.baseline is not None:
-            staged.baselines[path] = merged.baseline
+            baselines[path] = merged.baseline
         if ours and merged.after is not None:
             created.add(path)
         if merged.after == merged.before:
             continue
-        staged.changed.append(path)
+        changed.append(path)
         if merged.after is None:
             tx.remove(path)
         else:
             tx.write_text(path, merged.after)
-    return dataclasses.replace(staged, created=frozenset(created))
+    return StagedConfigs(tuple(changed), servers, frozenset(created), baselines)
 
 
 def _prune_empty_host_folders(scope: Scope, gone: Iterable[str]) -> None:
