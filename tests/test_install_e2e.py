@@ -462,9 +462,8 @@ def test_a_config_file_is_removed_only_if_metapkg_created_it(
     if before is None:
         assert not (project / ".mcp.json").exists()
     else:
-        # kept, with no server left in it (a "{}" keeps the empty table metapkg added:
-        # which keys the user had before is not recorded)
-        assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {}}
+        # kept, byte for byte as it was (a "{}" loses the table metapkg added)
+        assert (project / ".mcp.json").read_text() == before
 
 
 # -- metaskills ------------------------------------------------------------------------------

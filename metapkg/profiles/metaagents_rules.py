@@ -350,6 +350,25 @@ RULES: tuple[Rule, ...] = (
         "warning",
     ),
     _install(
+        "tag-limit",
+        "at most 20 tags of a package in a range turn out unusable (another version than "
+        "the tag names, or no package there) before resolution stops",
+        "fix the tags or the version field, narrow the range, or name the tag as the ref",
+    ),
+    _install(
+        "tag-ignored",
+        "a tag of a package's own form (<name>@..., <name>/...) names a version",
+        "rename or delete the tag; it is ignored and hides none of the version tags",
+        "warning",
+    ),
+    _install(
+        "tag-duplicate",
+        "one version of a package is tagged once (v1.0.0 and 1.0.0 at different commits "
+        "are two releases): the form most of its tags use counts, v on a tie",
+        "delete or move the tag that does not count",
+        "warning",
+    ),
+    _install(
         "lock-merge",
         "a metapkg.lock with merge conflicts is merged from both sides (what was kept)",
         "check the note, then commit the clean lock install wrote",
