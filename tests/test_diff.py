@@ -183,7 +183,9 @@ def test_markdown_parses_back_to_the_same_facts_as_json(states: States) -> None:
     for label, change in js.items():
         kind, old, new, bump, alerts = table[label]
         assert kind == change["change"]
-        assert old == (change["from"] or "") and new == (change["to"] or "")
+        commits: dict[str, str | None] = change["commit"]  # type: ignore[assignment]
+        assert old == _version_or_commit(change["from"], commits["from"])
+        assert new == _version_or_commit(change["to"], commits["to"])
         assert bump == (change["bump"] or "")
         assert sorted(re.findall(r"`([a-z-]+)`", alerts)) == sorted(
             a["id"]
@@ -195,13 +197,20 @@ def test_markdown_parses_back_to_the_same_facts_as_json(states: States) -> None:
     assert '"@playwright/mcp@0.0.41"' in md.out
 
 
+def _version_or_commit(version: object, commit: str | None) -> str:
+    """What the markdown table shows: the version, or a plain package's short commit."""
+    if version:
+        return str(version)
+    return f"@{commit[:7]}" if commit else ""
+
+
 def test_text_format_is_plain_when_not_a_terminal(states: States) -> None:
     result = states.cli("diff", str(states.lock1), str(states.lock2))
     assert result.code == 0
     assert "\033[" not in result.out
     assert "↓ skill acme/browser-qa 0.3.0 -> 0.2.1 (minor)" in result.out
     assert (
-        "! [new-mcp] new MCP server io.sentry/mcp will run: npx -y @sentry/mcp-server@0.17.1"
+        "! high [new-mcp] new MCP server io.sentry/mcp will run: npx -y @sentry/mcp-server@0.17.1"
         in result.out
     )
     assert "- no longer depends on mcp io.github.acme/github" in result.out
@@ -326,9 +335,13 @@ def test_a_renamed_repository_is_a_rename_not_an_origin_move(
     )
     result = states.cli("diff", str(states.lock1), str(renamed), "--json")
     change = _changes(result)["skill acme/browser-qa"]
-    assert change["change"] == "renamed" and change["alerts"] == []
+    # Not an origin-moved (high) alert, but an owner or name change is still who controls
+    # the content: the medium origin-renamed alert says so.
+    assert change["change"] == "renamed"
+    assert [(a["id"], a["severity"]) for a in change["alerts"]] == [("origin-renamed", "medium")]
     shown = states.cli("diff", str(states.lock1), str(renamed))
     assert "the repository was renamed" in shown.out and "origin-moved" not in shown.out
+    assert "now answers as github.com/acme/agent-catalog" in shown.out
 
 
 def test_a_hostile_changelog_entry_stays_inert_in_markdown_and_text() -> None:

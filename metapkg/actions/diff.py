@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from metapkg.diff import changelogs, inputs
+from metapkg.diff import changelogs, inputs, reading
 from metapkg.diff.compare import Change, compare, with_alerts
 from metapkg.lock import format as lockfmt
 
@@ -20,6 +20,18 @@ class DiffResult:
     def alert_ids(self) -> set[str]:
         return {a.id for c in self.changes for a in c.alerts}
 
+    def matching(self, fail_on: set[str]) -> set[str]:
+        """The alert ids that ``--fail-on`` names: ids, ``any``, or a severity level
+        (which counts that level and every one above it)."""
+        from metapkg.diff.compare import LEVELS
+
+        hit = set()
+        for alert in (a for c in self.changes for a in c.alerts):
+            levels = {level for level in LEVELS[alert.rank :]}
+            if {"any", alert.id} & fail_on or levels & fail_on:
+                hit.add(alert.id)
+        return hit
+
 
 def diff(project: Path, old: str | None, new: str | None, offline: bool = False) -> DiffResult:
     """OLD defaults to the lock at git HEAD, NEW to the lock in the working tree."""
@@ -27,6 +39,7 @@ def diff(project: Path, old: str | None, new: str | None, offline: bool = False)
     after = inputs.load(new or str(project / lockfmt.FILENAME), project)
     changes = compare(before.lock, after.lock)
     changes = changelogs.attach(changes, after.lock, project, offline)
+    changes = reading.attach(changes, before.lock, after.lock, project, offline)
     return DiffResult(
         before.name, after.name if new else lockfmt.FILENAME, tuple(with_alerts(c) for c in changes)
     )

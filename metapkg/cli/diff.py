@@ -1,4 +1,5 @@
-"""metapkg diff [OLD [NEW]] [--format text|markdown|json] [--fail-on ALERT[,ALERT]]"""
+"""metapkg diff [OLD [NEW]] [--format text|markdown|json] [--fail-on LEVEL|ALERT[,...]]
+[--max-lines N]"""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import ClassVar
 from metapkg.cli import options
 from metapkg.cli.base import BaseCommand, Option
 
+DEFAULT_MAX_LINES = 400
+
 
 class DiffCommand(BaseCommand):
     arguments: ClassVar[tuple[Option, ...]] = (options.OFFLINE,)
@@ -17,7 +20,8 @@ class DiffCommand(BaseCommand):
         ("metapkg diff", "metapkg.lock at git HEAD against the working tree"),
         ("metapkg diff git:main", "against the lock on main"),
         ("metapkg diff old.lock new.lock --format markdown", "for a pull request comment"),
-        ("metapkg diff git:main --fail-on major,mcp-command", "CI policy: exit 1 on these"),
+        ("metapkg diff git:main --fail-on high", "CI policy: exit 1 on any high alert"),
+        ("metapkg diff --fail-on medium,file-origin", "medium or above, and this alert"),
     )
 
     def uses_project(self, args: argparse.Namespace) -> bool:
@@ -34,9 +38,17 @@ class DiffCommand(BaseCommand):
         options.JSON_FORMAT.add_to(parser)
         parser.add_argument(
             "--fail-on",
-            metavar="ALERT[,ALERT]",
+            metavar="LEVEL|ALERT[,...]",
             default="",
-            help="exit 1 when one of these alert ids occurs (CI policy); 'any' for every alert",
+            help="exit 1 when an alert of this level or above (high, medium, low) or with "
+            "one of these ids occurs (CI policy); 'any' for every alert",
+        )
+        parser.add_argument(
+            "--max-lines",
+            type=int,
+            default=DEFAULT_MAX_LINES,
+            metavar="N",
+            help=f"show at most N lines of file diffs (default {DEFAULT_MAX_LINES}; 0: all)",
         )
         parser.add_argument(
             "--git-external-diff",
@@ -55,16 +67,19 @@ def run(args: argparse.Namespace) -> int:
     from metapkg.cli.progress import reporting
     from metapkg.diagnostics import UsageError
     from metapkg.diff import render
-    from metapkg.diff.compare import ALERTS
+    from metapkg.diff.compare import ALERTS, LEVELS
 
     fail_on = {a.strip() for a in args.fail_on.split(",") if a.strip()}
-    unknown = fail_on - set(ALERTS) - {"any"}
+    unknown = fail_on - set(ALERTS) - set(LEVELS) - {"any"}
     if unknown:
         raise UsageError.single(
             "usage",
             "--fail-on",
-            f"unknown alert id(s) {', '.join(sorted(unknown))}; known: {', '.join(ALERTS)}",
+            f"unknown alert id(s) {', '.join(sorted(unknown))}; give a level "
+            f"({', '.join(LEVELS)}), 'any', or alert ids: {', '.join(ALERTS)}",
         )
+    if args.max_lines < 0:
+        raise UsageError.single("usage", "--max-lines", "give a number of lines, 0 for all")
     offline = args.offline
     if args.git_external_diff:
         if len(args.locks) != 7:
@@ -82,10 +97,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(render.as_json(result.changes, result.old, result.new))
     elif args.format == "markdown":
-        sys.stdout.write(render.markdown(result.changes, title))
+        sys.stdout.write(render.markdown(result.changes, title, args.max_lines))
     else:
-        sys.stdout.write(render.text(result.changes, title, lambda t, s: paint(t, s, sys.stdout)))
-    hit = result.alert_ids if "any" in fail_on else result.alert_ids & fail_on
+        painter = lambda t, s: paint(t, s, sys.stdout)  # noqa: E731
+        sys.stdout.write(render.text(result.changes, title, painter, args.max_lines))
+    hit = result.matching(fail_on)
     if hit:
         print(f"metapkg diff: alert(s) {', '.join(sorted(hit))} matched --fail-on", file=sys.stderr)
         return 1

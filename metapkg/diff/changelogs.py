@@ -22,7 +22,8 @@ from metapkg.packages.models import ChangelogEntry
 def attach(
     changes: list[Change], new: lockfmt.Lockfile, project: Path, offline: bool
 ) -> list[Change]:
-    wanted = [c for c in changes if c.new is not None and c.kind != "mcp"]
+    # A package without a version (a plain skill) has no CHANGELOG to show or to miss.
+    wanted = [c for c in changes if c.new is not None and c.kind != "mcp" and c.new.version]
     if not wanted:
         return changes
     pins = new.pins
@@ -55,18 +56,26 @@ class Unavailable(Exception):
     """Why the CHANGELOG of a locked package cannot be shown; the message says it."""
 
 
-def pinned_entries(
-    package: lockfmt.LockedPackage, sources: Sources, project: Path
-) -> tuple[ChangelogEntry, ...]:
-    """The CHANGELOG entries of ``package`` as the lock pins it, only when the content
-    ``sources`` finds matches the lock's integrity (also the html page of ``graph``)."""
+def pinned_tree(package: lockfmt.LockedPackage, sources: Sources, project: Path) -> Path:
+    """Where ``package``'s files are, as the lock pins them, only when the content
+    ``sources`` finds matches the lock's integrity (the diff's content and CHANGELOGs, the
+    graph page's details)."""
     try:
         fetched = sources.fetch(parse_origin(package.origin, project))
         if tree_hash(fetched.path) != package.integrity:
             raise Unavailable("the content found does not match the lock's integrity")
-        text = (fetched.path / changelog.FILENAME).read_text(encoding="utf-8")
     except (MetapkgError, OriginSyntaxError, TreeError) as exc:
         raise Unavailable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    return fetched.path
+
+
+def pinned_entries(
+    package: lockfmt.LockedPackage, sources: Sources, project: Path
+) -> tuple[ChangelogEntry, ...]:
+    """The CHANGELOG entries of ``package`` as the lock pins it (see ``pinned_tree``)."""
+    path = pinned_tree(package, sources, project)
+    try:
+        text = (path / changelog.FILENAME).read_text(encoding="utf-8")
     except OSError as exc:
         raise Unavailable(f"{changelog.FILENAME} cannot be read ({exc.strerror})") from None
     except UnicodeDecodeError:

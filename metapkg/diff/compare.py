@@ -1,15 +1,28 @@
 """Compare two lockfiles package by package, and raise review alerts.
 
-Alert ids are stable (CI policies name them in ``--fail-on``):
+Alert ids are stable (CI policies name them in ``--fail-on``), each with a severity;
+alerts are shown highest severity first, then by package:
 
+    high
+    fetch-and-run                 a line now downloads and runs code (curl … | sh, iwr … | iex)
+    executable                    a new or changed executable or script (exec bit, shebang,
+                                  scripts/, bin/, hooks/)
+    new-metaskill                 a skill now ships an executable metaskill program
+    metaskill-changed             a skill's metaskill program changed (or was renamed)
+    new-mcp                       a new MCP server will be configured
+    mcp-command-changed           what an MCP server runs changed (any field but its name)
+    hidden-unicode                an added line holds invisible or bidirectional characters
+    origin-moved                  a package now comes from another repository
+    medium
+    allowed-tools-widened         the agent is granted tools it was not granted before
+    new-url                       instructions now point at a host they did not name before
     content-changed-same-version  same version, different integrity
+    content-changed-unversioned   content changed in a package with no version to bump
     downgrade                     the version went down
     dependency-dropped            a skill dependency removed under a non-major bump
     mcp-dropped                   an MCP dependency removed under a non-major bump
-    new-metaskill                 a skill now ships an executable metaskill program
-    new-mcp                       a new MCP server will be configured
-    mcp-command-changed           an MCP server's command, args or env changed
-    origin-moved                  a package now comes from another repository
+    origin-renamed                the repository answers under a new owner or name
+    low
     file-origin                   a package comes from a local file: origin
     changelog-missing-entry       the CHANGELOG has no entry for the new version
 """
@@ -21,29 +34,50 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from metapkg.diff.content import Content
 from metapkg.lock import format as lockfmt
 from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages.models import ChangelogEntry, Key, Kind, key_order, label
 from metapkg.packages.semver import SemVer, bump
 
-ALERTS = (
-    "content-changed-same-version",
-    "downgrade",
-    "dependency-dropped",
-    "mcp-dropped",
-    "new-metaskill",
-    "new-mcp",
-    "mcp-command-changed",
-    "origin-moved",
-    "file-origin",
-    "changelog-missing-entry",
-)
+SEVERITY: dict[str, str] = {
+    "fetch-and-run": "high",
+    "executable": "high",
+    "new-metaskill": "high",
+    "metaskill-changed": "high",
+    "new-mcp": "high",
+    "mcp-command-changed": "high",
+    "hidden-unicode": "high",
+    "origin-moved": "high",
+    "allowed-tools-widened": "medium",
+    "new-url": "medium",
+    "content-changed-same-version": "medium",
+    "content-changed-unversioned": "medium",
+    "downgrade": "medium",
+    "dependency-dropped": "medium",
+    "mcp-dropped": "medium",
+    "origin-renamed": "medium",
+    "file-origin": "low",
+    "changelog-missing-entry": "low",
+}
+ALERTS = tuple(SEVERITY)
+LEVELS = ("high", "medium", "low")
 
 
 @dataclass(frozen=True)
 class Alert:
     id: str
     message: str
+    path: str | None = None  # the file in the package that raised it
+    line: int | None = None
+
+    @property
+    def severity(self) -> str:
+        return SEVERITY[self.id]
+
+    @property
+    def rank(self) -> int:
+        return LEVELS.index(self.severity)
 
 
 @dataclass(frozen=True)
@@ -66,6 +100,7 @@ class Change:
     dependencies_removed: tuple[Key, ...] = ()
     changelog: Changelog = field(default_factory=Changelog)
     alerts: tuple[Alert, ...] = ()
+    content: Content | None = None  # the files, when both trees could be read
 
     @property
     def label(self) -> str:
@@ -151,14 +186,45 @@ def with_alerts(change: Change) -> Change:
 
 def _alerts(change: Change) -> list[Alert]:
     a, b = change.old, change.new
-    if b is None or change.change == "renamed":
-        return []  # a removal no longer runs anywhere; a rename runs what ran before
-    return [
+    if b is None:
+        return []  # a removal no longer runs anywhere
+    if change.change == "renamed":  # same commit and content, under another owner or name
+        before, after = _repository(a.origin) if a else "", _repository(b.origin)
+        message = f"{change.label}: {before} now answers as {after} (same commit and content)"
+        return [Alert("origin-renamed", message)]
+    found = [
         *_version_alerts(change, a, b),
         *_dependency_alerts(change, a),
         *_code_alerts(change, a, b),
         *_origin_alerts(change, a, b),
+        *_content_alerts(change, a, b),
     ]
+    return sorted(found, key=lambda alert: alert.rank)
+
+
+def _content_alerts(
+    change: Change, a: lockfmt.LockedPackage | None, b: lockfmt.LockedPackage
+) -> list[Alert]:
+    from metapkg.diff import risks
+
+    found = []
+    if a is not None and change.kind != "mcp" and b.version is None and a.integrity != b.integrity:
+        message = f"{change.label}: content changed and the package has no version to bump"
+        found.append(Alert("content-changed-unversioned", message))
+    if a is not None and a.metaskill and b.metaskill and _metaskill_changed(change, a, b):
+        message = f"{change.label}: its metaskill program changed ({b.metaskill})"
+        found.append(Alert("metaskill-changed", message, b.metaskill))
+    if change.content is not None:
+        found += [Alert(*raised) for raised in risks.scan(change.content, change.label, a is None)]
+    return found
+
+
+def _metaskill_changed(change: Change, a: lockfmt.LockedPackage, b: lockfmt.LockedPackage) -> bool:
+    if a.metaskill != b.metaskill:
+        return True
+    if change.content is None:
+        return a.integrity != b.integrity  # unknown: the program may have changed
+    return any(delta.path == b.metaskill for delta in change.content.files)
 
 
 def _version_alerts(

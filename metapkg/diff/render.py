@@ -16,8 +16,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from metapkg.diff.compare import Change
+from metapkg.diff import showfiles
+from metapkg.diff.compare import Alert, Change
+from metapkg.diff.showfiles import Budget
 from metapkg.graph.changes import markdown_section
+from metapkg.lock.format import LockedPackage
 from metapkg.untrusted import printable
 
 _SYMBOL = {
@@ -44,18 +47,34 @@ def _server_json(server: Any) -> str:
     return json.dumps(server, indent=2, ensure_ascii=False)
 
 
+def ordered_alerts(changes: Sequence[Change]) -> list[tuple[Change, Alert]]:
+    """Every alert, highest severity first, then by package (a new MCP server must not sit
+    behind hundreds of low-risk alerts)."""
+    found = [(c, a) for c in changes for a in c.alerts]
+    return sorted(found, key=lambda pair: (pair[1].rank, pair[0].label))
+
+
 # -- text --------------------------------------------------------------------------------
 
 
-def text(changes: Sequence[Change], title: str, paint: Callable[[str, str], str]) -> str:
+def text(
+    changes: Sequence[Change],
+    title: str,
+    paint: Callable[[str, str], str],
+    max_lines: int = 0,
+) -> str:
     if not changes:
         return printable(f"{title}: no package changes") + "\n"
     lines: list[tuple[str, str | None]] = [(f"{title}: {len(changes)} package change(s)", None)]
-    alerts = [a for c in changes for a in c.alerts]
+    alerts = ordered_alerts(changes)
     if alerts:
         lines.append(("", None))
         lines.append((f"{len(alerts)} alert(s):", "warning"))
-        lines.extend((f"  ! [{a.id}] {a.message}", "warning") for a in alerts)
+        lines.extend(
+            (f"  ! {a.severity} [{a.id}] {a.message}", "error" if a.rank == 0 else "warning")
+            for _, a in alerts
+        )
+    budget = Budget(max_lines)
     for change in changes:
         lines.append(("", None))
         bump = f" ({change.bump})" if change.bump else ""
@@ -69,8 +88,12 @@ def text(changes: Sequence[Change], title: str, paint: Callable[[str, str], str]
             details.append(f"origin {change.old.origin} -> {change.new.origin}")
         if change.change == "renamed":
             details.append("the repository was renamed: same commit, same content")
-        details += _server_text(change) + _changelog_text(change)
+        details += _files_text(change) + _server_text(change) + _changelog_text(change)
+        details += _diff_text(change, budget)
         lines.extend(("    " + line, None) for line in details)
+    notice = budget.notice()
+    if notice:
+        lines += [("", None), (notice, "warning")]
     # Escape first, paint last: the only escape sequences that reach the terminal are ours.
     return "\n".join(paint(printable(t), s) if s else printable(t) for t, s in lines) + "\n"
 
@@ -90,6 +113,24 @@ def _server_text(change: Change) -> list[str]:
         lines.append("server after:" if before is not None else "server:")
         lines.extend("  " + line for line in _server_json(after).splitlines())
     return lines
+
+
+def _files_text(change: Change) -> list[str]:
+    """The commits, the file list and the changed frontmatter fields."""
+    lines = [c for c in [showfiles.commits(change)] if c]
+    missing = showfiles.unavailable(change)
+    if missing:
+        return [*lines, f"({missing})"]
+    if change.content is not None:
+        lines += showfiles.file_list(change.content) + showfiles.field_lines(change.content)
+    return lines
+
+
+def _diff_text(change: Change, budget: Budget) -> list[str]:
+    content = change.content
+    if content is None or content.unavailable or change.kind == "mcp":
+        return []  # an MCP server's change is shown as its config, before and after
+    return showfiles.diff_lines(content, change.label, budget)
 
 
 def _changelog_text(change: Change) -> list[str]:
@@ -128,24 +169,30 @@ def _fenced(lines: list[str], language: str = "") -> list[str]:
     return [fence + language, *(printable(line) for line in lines), fence]
 
 
-def markdown(changes: Sequence[Change], title: str) -> str:
+_ICON = {"high": ":rotating_light:", "medium": ":warning:", "low": ":information_source:"}
+
+
+def markdown(changes: Sequence[Change], title: str, max_lines: int = 0) -> str:
     out = [f"### metapkg.lock changes ({title})", ""]
     if not changes:
         return "\n".join([*out, "No package changes.", ""])
-    alerts = [a for c in changes for a in c.alerts]
+    alerts = ordered_alerts(changes)
     if alerts:
-        out.append(f"**{len(alerts)} alert(s)**")
+        out.append(f"**{len(alerts)} alert(s)**, highest risk first")
         out.append("")
-        out.extend(f"- :warning: `{a.id}`: {_md(a.message)}" for a in alerts)
+        out.extend(
+            f"- {_ICON[a.severity]} **{a.severity}** `{a.id}`: {_md(a.message)}" for _, a in alerts
+        )
         out.append("")
+    budget = Budget(max_lines)
     out += ["| | package | from | to | bump | alerts |", "|---|---|---|---|---|---|"]
     for change in changes:
         out.append(
             "| {} | {} | {} | {} | {} | {} |".format(
                 change.change,
                 _code(change.label),
-                _md(change.from_version or ""),
-                _md(change.to_version or ""),
+                _md(_version_or_commit(change.old)),
+                _md(_version_or_commit(change.new)),
                 change.bump or "",
                 ", ".join(f"`{a.id}`" for a in change.alerts),
             )
@@ -153,7 +200,7 @@ def markdown(changes: Sequence[Change], title: str) -> str:
     out.append("")
     out += markdown_section(changes)
     for change in changes:
-        details = _markdown_details(change)
+        details = _markdown_details(change, budget)
         if details:
             out += [
                 f"<details><summary>{_md(change.label)}</summary>",
@@ -163,11 +210,23 @@ def markdown(changes: Sequence[Change], title: str) -> str:
                 "</details>",
                 "",
             ]
+    notice = budget.notice()
+    if notice:
+        out += [f"_{_md(notice)}_", ""]
     return "\n".join(out)
 
 
-def _markdown_details(change: Change) -> list[str]:
-    """Sections separated by blank lines: dependencies, origin, server, changelog."""
+def _version_or_commit(package: LockedPackage | None) -> str:
+    """A plain package has no version: the table shows its short commit instead."""
+    if package is None:
+        return ""
+    if package.version:
+        return package.version
+    return f"@{package.commit[:7]}" if package.commit else ""
+
+
+def _markdown_details(change: Change, budget: Budget) -> list[str]:
+    """Sections separated by blank lines: dependencies, origin, files, server, changelog."""
     sections: list[list[str]] = []
     facts = [
         f"- depends on {_code(_dep(d))} (new)" for d in change.dependencies_added if change.old
@@ -179,8 +238,12 @@ def _markdown_details(change: Change) -> list[str]:
     ]
     if change.old and change.new and change.old.origin != change.new.origin:
         facts.append(f"- origin {_code(change.old.origin)} → {_code(change.new.origin)}")
+    commits = showfiles.commits(change)
+    if commits:
+        facts.append(f"- {_md(commits)}")
     if facts:
         sections.append(facts)
+    sections += _markdown_content(change, budget)
     if change.kind == "mcp":
         before = change.old.server if change.old else None
         after = change.new.server if change.new else None
@@ -197,6 +260,26 @@ def _markdown_details(change: Change) -> list[str]:
         heading = f"#### {_md(entry.version)} ({_md(entry.date)})"
         sections.append([heading, "", *(_fenced(body, "markdown") if body else [])])
     return [line for i, section in enumerate(sections) for line in ([""] if i else []) + section]
+
+
+def _markdown_content(change: Change, budget: Budget) -> list[list[str]]:
+    content = change.content
+    missing = showfiles.unavailable(change)
+    if missing:
+        return [[f"_{_md(missing)}_"]]
+    if content is None:
+        return []
+    sections = []
+    listing = showfiles.file_list(content)
+    if listing:
+        sections.append([f"- {_md(line.strip())}" for line in listing])
+    fields = showfiles.field_lines(content)
+    if fields:
+        sections.append(["Fields the host shows the model:", "", *(f"- {_md(f)}" for f in fields)])
+    diff = [] if change.kind == "mcp" else showfiles.diff_lines(content, change.label, budget)
+    if diff:
+        sections.append(_fenced(diff, "diff"))
+    return sections
 
 
 # -- json --------------------------------------------------------------------------------
@@ -219,7 +302,16 @@ def _change_json(change: Change) -> dict[str, Any]:
         "from": change.from_version,
         "to": change.to_version,
         "bump": change.bump,
-        "alerts": [{"id": a.id, "message": a.message} for a in change.alerts],
+        "alerts": [
+            {
+                "id": a.id,
+                "severity": a.severity,
+                "message": a.message,
+                "path": a.path,
+                "line": a.line,
+            }
+            for a in change.alerts
+        ],
         "dependencies": {
             "added": [_dep(d) for d in change.dependencies_added],
             "removed": [_dep(d) for d in change.dependencies_removed],
@@ -233,6 +325,7 @@ def _change_json(change: Change) -> dict[str, Any]:
             for e in change.changelog.entries
         ],
     }
+    item.update(showfiles.as_json(change))
     if change.kind == "mcp":
         item["server"] = {
             "from": change.old.server if change.old else None,
