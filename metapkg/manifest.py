@@ -26,7 +26,8 @@ FILENAME = "metapkg.yaml"
 
 DEFAULT_TARGETS = ("agents", "claude")
 _TOP_LEVEL = (
-    "dependencies", "targets", "overrides", "trust", "metaskills", "mcp-paths", "link-mode"
+    "dependencies", "targets", "overrides", "trust", "metaskills", "mcp-paths", "link-mode",
+    "policy",
 )  # fmt: skip
 # A bare executable name for metaskills.allow-commands: no path, no shell syntax.
 COMMAND_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
@@ -55,6 +56,9 @@ class Manifest:
     mcp_paths: str = "absolute"  # or "host-variables" (see metapkg/hosts/placeholders.py)
     serve_metaskills: bool = False  # metaskills: {serve: true}: `metapkg mcp` in host configs
     link_mode: str = "copy"  # copy, clone or hardlink (see provision/apply.py)
+    # `policy:` as written; metapkg/audit/policy.py reads it where it is enforced (install,
+    # audit), so a project without one never imports the audit code.
+    policy: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
 
     @property
     def project(self) -> Path:
@@ -110,9 +114,15 @@ def parse(text: str, path: Path) -> Manifest:
     serve = _serve(top.get("metaskills") or {}, data, display, diags)
     mcp_paths = _mcp_paths(top.get("mcp-paths", "absolute"), data, display, diags)
     link_mode = _link_mode(top.get("link-mode", "copy"), data, display, diags)
+    policy = top.get("policy")
+    if policy is not None and not isinstance(policy, dict):
+        message = "'policy' must be a mapping (see the README's \"Audit and policy\")"
+        diags.append(error("manifest", display, message, data.line("policy")))
     if diags:
         raise ManifestError(diags)
-    return Manifest(path, deps, targets, overrides, trusted, commands, mcp_paths, serve, link_mode)
+    return Manifest(
+        path, deps, targets, overrides, trusted, commands, mcp_paths, serve, link_mode, policy
+    )
 
 
 def _targets(

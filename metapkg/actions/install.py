@@ -53,6 +53,8 @@ def install(
     manifest: Manifest | None = None,
     scope: Scope | None = None,
     checked: bool = False,
+    audit: str = "warn",
+    policy: str | None = None,
 ) -> InstallReport:
     """Resolve (reusing the lock's pins), fetch, write the lock, provision.
 
@@ -67,6 +69,9 @@ def install(
     the project; provision/scope.user() for ``--global``, whose manifest, lock and state
     are in ``project``, the user-scope folder). ``checked``: the caller has just swept
     the project and found it not up to date (cli/install.py, before importing this).
+    ``audit`` and ``policy``: the audit gate (actions/audit.py) between resolving and
+    writing anything: off, warn or block, and a policy file or URL that tightens the
+    project's.
     """
     values = placeholder_values(project) if scope is None else scope.values()
     asked = unpin is not None or reinstall or manifest is not None or scope is not None
@@ -96,16 +101,24 @@ def install(
             check_frozen(resolution)
         return resolution
 
+    def audited() -> tuple[Resolution, list[Diagnostic]]:
+        from metapkg.actions.audit import gate
+
+        resolution = timed("resolving", resolved)
+        return resolution, gate(resolution, project, audit, offline, policy)
+
     if dry_run:  # no project lock, no recovery: both write under .metapkg/
         from metapkg.actions.preview import preview
 
-        resolution = timed("resolving", resolved)
+        resolution, found = audited()
         owned = state.owned(where) or state.Owned()
         would = preview(where, resolution.plan, owned, reinstall)
-        return InstallReport(False, resolution, would, dry_run=True, scope=scope)
+        return InstallReport(
+            False, resolution, would, dry_run=True, warnings=tuple(found), scope=scope
+        )
     with project_lock(project):
         recovered = tuple(recover(where))
-        resolution = timed("resolving", resolved)
+        resolution, found = audited()
         lock_text = resolution.lock_text if resolution.lock_changed and not frozen else None
         lock = (lockfmt.FILENAME, lock_text) if lock_text is not None else None
         # No record (a fresh clone): metapkg owns nothing yet; what is already there
@@ -114,7 +127,7 @@ def install(
         applied = timed(
             "provisioning", lambda: apply(where, resolution.plan, owned, lock, reinstall)
         )
-        warnings = _record(project, where, resolution, applied, values)
+        warnings = found + _record(project, where, resolution, applied, values)
     return InstallReport(
         False, resolution, applied, recovered, warnings=tuple(warnings), scope=scope
     )

@@ -95,6 +95,15 @@ def given_path(args: argparse.Namespace, text: str) -> Path:
     return started / path
 
 
+def policy_argument(args: argparse.Namespace) -> str | None:
+    """``--policy`` as the user meant it: a URL, or a file relative to where metapkg
+    started."""
+    text: str | None = getattr(args, "policy", None)
+    if text is None or text.startswith(("https://", "http://")):
+        return text
+    return str(given_path(args, text))
+
+
 def given_source(args: argparse.Namespace, text: str) -> str:
     """A source typed on the command line (``./x``, ``../x``, ``file:x``) made relative
     to the project's folder, where metapkg runs; anything else as typed."""

@@ -64,6 +64,7 @@ class InstallingCommand(BaseCommand):
         --global) say; ``more``: what the command adds (frozen, unpin, manifest, ...)."""
         from metapkg.actions.install import install
         from metapkg.cli import userscope
+        from metapkg.cli.base import policy_argument
 
         return install(
             Path.cwd(),
@@ -71,5 +72,7 @@ class InstallingCommand(BaseCommand):
             workers=args.jobs,
             dry_run=args.dry_run,
             scope=userscope.scope(args),
+            audit=args.audit,
+            policy=policy_argument(args),
             **more,
         )

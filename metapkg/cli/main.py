@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("metapkg.cli.mcp", "serve run_metaskill to an agent as an MCP stdio server"),
     "diff": ("metapkg.cli.diff", "compare two lockfiles for review"),
     "verify": ("metapkg.cli.verify", "check that provisioned files match the lock"),
+    "audit": ("metapkg.cli.audit", "audit the locked packages: findings, policy, SARIF, SBOM"),
     "cache": ("metapkg.cli.cache", "show or clean the download cache"),
     "auth": ("metapkg.cli.auth", "store, remove or inspect the GitHub token"),
     "completion": ("metapkg.cli.completion", "print a shell completion script (bash, zsh, fish)"),

@@ -101,6 +101,20 @@ GLOBAL = Option(
     "of their own in the user config directory",
 )
 
+AUDIT = Option(
+    "--audit",
+    choices=("off", "warn", "block"),
+    default="warn",
+    help="audit what enters the graph: warn (default: findings are warnings, policy "
+    "violations stop the install), block (findings stop it too), off",
+)
+POLICY = Option(
+    "--policy",
+    metavar="FILE|URL",
+    completes="file",
+    help="a policy file that tightens metapkg.yaml's policy: (also METAPKG_POLICY)",
+)
+
 FETCH = (OFFLINE, JOBS)
 # install, update, add and remove: they resolve, fetch and provision, and report it
-INSTALLING = (OFFLINE, JOBS, DRY_RUN, JSON, GLOBAL)
+INSTALLING = (OFFLINE, JOBS, DRY_RUN, JSON, GLOBAL, AUDIT, POLICY)

@@ -90,24 +90,25 @@ class Content:
         return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
 
 
-def snapshot(root: Path | None) -> dict[str, FileInfo]:
+def snapshot(root: Path | None, digest: bool = True) -> dict[str, FileInfo]:
     """Every regular file under ``root`` (a folder, or one MCP .json file), by relative
-    POSIX path. Links are not followed (packages hold regular files only)."""
+    POSIX path. Links are not followed (packages hold regular files only). Without
+    ``digest`` the SHA-256 is left empty (the audit reads text, it compares nothing)."""
     if root is None:
         return {}
     if root.is_file():
-        return {root.name: _info(root)}
+        return {root.name: _info(root, digest)}
     found: dict[str, FileInfo] = {}
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs.sort()
         for name in sorted(files):
             path = Path(folder, name)
             if stat.S_ISREG(path.lstat().st_mode):
-                found[path.relative_to(root).as_posix()] = _info(path)
+                found[path.relative_to(root).as_posix()] = _info(path, digest)
     return found
 
 
-def _info(path: Path) -> FileInfo:
+def _info(path: Path, digest: bool = True) -> FileInfo:
     data = path.read_bytes()
     executable = bool(path.lstat().st_mode & 0o111)
     text: str | None = None
@@ -116,7 +117,8 @@ def _info(path: Path) -> FileInfo:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = None
-    return FileInfo(len(data), hashlib.sha256(data).hexdigest(), executable, text)
+    sha256 = hashlib.sha256(data).hexdigest() if digest else ""
+    return FileInfo(len(data), sha256, executable, text)
 
 
 def compare_trees(old: dict[str, FileInfo], new: dict[str, FileInfo]) -> Content:
