@@ -37,9 +37,21 @@ def diff(project: Path, old: str | None, new: str | None, offline: bool = False)
     """OLD defaults to the lock at git HEAD, NEW to the lock in the working tree."""
     before = inputs.load(old or "git:HEAD", project)
     after = inputs.load(new or str(project / lockfmt.FILENAME), project)
-    changes = compare(before.lock, after.lock)
-    changes = changelogs.attach(changes, after.lock, project, offline)
-    changes = reading.attach(changes, before.lock, after.lock, project, offline)
-    return DiffResult(
-        before.name, after.name if new else lockfmt.FILENAME, tuple(with_alerts(c) for c in changes)
-    )
+    name = after.name if new else lockfmt.FILENAME
+    return diff_locks(before.lock, after.lock, before.name, name, project, offline)
+
+
+def diff_locks(
+    before: lockfmt.Lockfile | None,
+    after: lockfmt.Lockfile,
+    old_name: str,
+    new_name: str,
+    project: Path,
+    offline: bool = False,
+) -> DiffResult:
+    """Two locks compared, with CHANGELOG entries, file contents and alerts (``update
+    --pr-body`` compares the lock before the update with the one it wrote)."""
+    changes = compare(before, after)
+    changes = changelogs.attach(changes, after, project, offline)
+    changes = reading.attach(changes, before, after, project, offline)
+    return DiffResult(old_name, new_name, tuple(with_alerts(c) for c in changes))
