@@ -395,6 +395,74 @@ RULES: tuple[Rule, ...] = (
         "the file given with -o can be written",
         "choose a path in a folder you can write",
     ),
+    # -- the audit at install (metapkg/audit; `metapkg audit` shows each finding's line) --
+    _install(
+        "fetch-and-run",
+        "no line of a new or changed package downloads and runs code (curl ... | sh)",
+        "read the line `metapkg audit` names; remove the package if you did not expect it",
+        "warning",
+    ),
+    _install(
+        "hooks",
+        "a new or changed package ships no hooks (code a host runs without asking)",
+        "read the hook files `metapkg audit` lists before trusting the package",
+        "warning",
+    ),
+    _install(
+        "executable",
+        "a new or changed package ships no executable or script",
+        "read the scripts `metapkg audit` lists; forbid them with policy: forbid: [executables]",
+        "warning",
+    ),
+    _install(
+        "metaskill",
+        "a new or changed package ships no metaskill program",
+        "read its SKILL.star; metaskills run only when trusted (trust.metaskills)",
+        "warning",
+    ),
+    _install(
+        "mcp-unpinned",
+        "a new or changed MCP server runs a package at a pinned version",
+        "ask the publisher to pin it (npx pkg@1.2.3, uvx pkg==1.2.3, image@sha256:...)",
+        "warning",
+    ),
+    _install(
+        "mcp-remote-http",
+        "a new or changed remote MCP server is reached over https",
+        "use the server's https URL",
+        "warning",
+    ),
+    _install(
+        "policy",
+        "a policy (policy: in metapkg.yaml, --policy, METAPKG_POLICY) is well formed",
+        "fix the field the message names (see the README's 'Auditing and policy')",
+    ),
+    _install(
+        "policy-origin",
+        "every package comes from an origin the policy allows and does not deny",
+        "remove the package, or ask whoever owns the policy to allow its repository",
+    ),
+    _install(
+        "policy-pinning",
+        "every package follows a tag or commit (and no range) when the policy says so",
+        "point the origin at a version tag or a commit",
+    ),
+    _install(
+        "policy-content",
+        "no package holds content the policy forbids (executables, hooks, metaskills, "
+        "remote MCP)",
+        "remove the package or ask for the policy to change",
+    ),
+    _install(
+        "policy-mcp-command",
+        "every MCP server runs a program the policy's mcp-commands allow",
+        "use a server that runs an allowed program",
+    ),
+    _install(
+        "policy-max-alert",
+        "no audit finding is above the policy's max-alert level",
+        "read the finding with `metapkg audit`; remove the package or ask for an exception",
+    ),
     # -- agent.3md (metapkg/agent3md): the reference validator's ids, kept as they are -----
     _check(
         "parse",
