@@ -110,6 +110,42 @@ def _interact(tools: devtools.DevTools, node_id: str, fqn: str) -> list[str]:
     return problems
 
 
+_FILTERED = """(() => {
+  const query = document.getElementById("search").value.trim().toLowerCase();
+  const data = JSON.parse(document.getElementById("packages").textContent);
+  const expected = Object.keys(data).filter((id) => data[id].fqn.toLowerCase().includes(query)
+    || data[id].repository.toLowerCase().includes(query)).sort();
+  const matched = [...document.querySelectorAll("#viewport svg g.node.match")].map((g) => g.id);
+  return {expected: expected, matched: matched.sort(),
+          count: document.getElementById("matches").textContent,
+          dimmed: document.querySelector("#viewport svg").classList.contains("has-filter")};
+})()"""
+
+
+def _key(tools: devtools.DevTools, key: str, code: int) -> None:
+    for kind in ("keyDown", "keyUp"):
+        tools.call("Input.dispatchKeyEvent", type=kind, key=key, windowsVirtualKeyCode=code)
+
+
+def _filter(tools: devtools.DevTools, query: str, total: int) -> list[str]:
+    """Type ``query`` into the filter as a user would: the packages whose name or
+    repository holds it, and only those, are marked; Escape clears it."""
+    problems = []
+    _key(tools, "/", 191)  # the shortcut that focuses the field
+    tools.call("Input.insertText", text=query)
+    state = tools.evaluate(_FILTERED)
+    if not state["expected"] or state["matched"] != state["expected"]:
+        problems.append(
+            f"filtering by {query!r} marked {state['matched']}, not {state['expected']}"
+        )
+    if state["count"] != f"{len(state['expected'])} of {total}" or not state["dimmed"]:
+        problems.append(f"filtering by {query!r} showed {state['count']!r}")
+    _key(tools, "Escape", 27)
+    if tools.evaluate(_FILTERED)["matched"]:
+        problems.append("Escape did not clear the filter")
+    return problems
+
+
 def check(html: Path, screenshot: Path, expected: int, browser: str | None = None) -> Report:
     """Load ``html`` in a fresh headless Chromium; ``expected`` nodes must be drawn."""
     started = time.monotonic()
@@ -140,6 +176,8 @@ def _run(tools: devtools.DevTools, html: Path, screenshot: Path, report: Report)
         fqn = tools.evaluate(f"JSON.parse(document.getElementById('packages').textContent)"
                              f"[{json.dumps(target)}].fqn")  # fmt: skip
         report.problems += _interact(tools, target, fqn)
+        report.problems += _filter(tools, fqn, len(state["ids"]))
+    _key(tools, "Escape", 27)  # no selection: the picture as it first opens
     tools.call("Input.dispatchKeyEvent", type="keyDown", key="0", text="0")  # the whole picture
     shot = tools.call("Page.captureScreenshot", format="png")
     screenshot.write_bytes(base64.b64decode(shot["data"]))
