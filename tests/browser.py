@@ -8,7 +8,7 @@ drag pan moving the picture; then it takes a screenshot.
 
 Used by tests/test_graph_browser.py (skipped without Chromium) and by hand:
 
-    scripts/browser-check [--packages N] [--html FILE] [--out DIR]
+    scripts/browser-check [--packages N] [--repositories N] [--html FILE] [--out DIR]
 """
 
 from __future__ import annotations
@@ -200,6 +200,7 @@ _MERMAID_RENDER = """(async () => {
       doc.querySelectorAll("br").forEach((br) => br.replaceWith("\\n"));
       out[name] = {
         labels: [...doc.querySelectorAll("g.node")].map((g) => g.textContent.trim()),
+        clusters: [...doc.querySelectorAll("g.cluster")].map((g) => g.textContent.trim()),
         edges: doc.querySelectorAll("path.flowchart-link").length,
         active: doc.querySelectorAll("script, img, iframe, [onload], [onerror]").length,
       };
@@ -213,7 +214,7 @@ _MERMAID_RENDER = """(async () => {
 
 def render_mermaid(mermaid_js: Path, diagrams: dict[str, str]) -> dict[str, Any]:
     """Render each Mermaid text with the real Mermaid library in headless Chromium:
-    {name: {"labels": [...], "edges": n, "active": n} or {"error": "..."}}."""
+    {name: {"labels": [...], "clusters": [...], "edges": n, "active": n} or {"error": ...}}."""
     with tempfile.TemporaryDirectory(prefix="metapkg-mermaid-") as folder:
         html = Path(folder) / "page.html"
         html.write_text(_MERMAID_PAGE, encoding="utf-8")
@@ -237,13 +238,18 @@ def render_mermaid(mermaid_js: Path, diagrams: dict[str, str]) -> dict[str, Any]
 # -- by hand ------------------------------------------------------------------------------
 
 
-def _make_page(packages: int, out: Path) -> Path:
+def _make_page(packages: int, repositories: int, out: Path) -> Path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import graph_locks
 
     project = out / "project"
     project.mkdir(parents=True, exist_ok=True)
-    graph_locks.write(project / "metapkg.lock", graph_locks.layered(packages))
+    lock = (
+        graph_locks.repositories(repositories, max(1, packages // repositories))
+        if repositories
+        else graph_locks.layered(packages)
+    )
+    graph_locks.write(project / "metapkg.lock", lock)
     html = out / "graph.html"
     subprocess.run(
         [sys.executable, "-m", "metapkg", "-C", str(project), "graph", "-o", str(html)],
@@ -255,11 +261,17 @@ def _make_page(packages: int, out: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packages", type=int, default=30, help="size of the generated graph")
+    parser.add_argument(
+        "--repositories",
+        type=int,
+        default=0,
+        help="instead: --packages plain skills from this many repositories, and an agent",
+    )
     parser.add_argument("--html", type=Path, help="check this page instead of a generated one")
     parser.add_argument("--out", type=Path, default=Path("browser-check"), help="output folder")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    html = args.html or _make_page(args.packages, args.out)
+    html = args.html or _make_page(args.packages, args.repositories, args.out)
     expected = len(json.loads(embedded_json(html.read_text(encoding="utf-8"))))
     report = check(html, args.out / "graph.png", expected)
     for problem in report.problems:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from metapkg.graph.model import Node, View
 from metapkg.origins import GitHubOrigin, OriginSyntaxError, parse_origin
 
-LOCAL = "file: (this machine)"
+LOCAL = "file: origins"
 UNLOCKED = "not in the lock"
 
 
@@ -25,6 +25,12 @@ UNLOCKED = "not in the lock"
 class Group:
     title: str  # "owner/repo" as the lock writes it, or LOCAL
     members: tuple[int, ...]  # indices into the view's nodes
+
+    @property
+    def label(self) -> str:
+        """What the box is titled with, in every format (escaped by each renderer)."""
+        count = len(self.members)
+        return f"{self.title} · {count} package{'' if count == 1 else 's'}"
 
 
 def plain_groups(view: View) -> tuple[Group, ...]:

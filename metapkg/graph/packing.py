@@ -11,6 +11,7 @@ computed from the sizes alone, so one lock always gives the same picture.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -93,19 +94,21 @@ def _best(
     least_width: float,
     top: float,
 ) -> tuple[list[_Shape], list[Point], float, float]:
-    """The group shapes and places whose whole picture is nearest to :data:`ASPECT`:
-    it needs the smallest screen of that shape. Ties go to fewer rows."""
+    """The group shapes and places whose whole picture is nearest to :data:`ASPECT`: it
+    needs the smallest screen of that shape. Tried: every number of rows that changes a
+    group's columns, with rows of 1, 2, ... groups; ties go to fewer rows, then narrower."""
     largest = max(len(members) for _, members in groups)
-    best: tuple[float, int] | None = None
+    best: tuple[float, int, float] | None = None
     chosen: tuple[list[_Shape], list[Point], float, float] | None = None
     for rows in sorted({math.ceil(largest / columns) for columns in range(1, largest + 1)}):
         shapes = [_shape([sizes[m] for m in members], rows, title) for title, members in groups]
-        area = sum((s.width + GROUP_GAP) * (s.height + GROUP_GAP) for s in shapes)
-        limit = max(least_width, max(s.width for s in shapes), math.sqrt(area * ASPECT))
-        placed, width, height = _shelves(shapes, limit, top)
-        score = (max(max(width, least_width) / ASPECT, height), rows)
-        if best is None or score < best:
-            best, chosen = score, (shapes, placed, width, height)
+        floor = max(least_width, max(shape.width for shape in shapes))
+        reach = itertools.accumulate(shape.width + GROUP_GAP for shape in shapes)
+        for limit in sorted({max(floor, total - GROUP_GAP) for total in reach}):
+            placed, width, height = _shelves(shapes, limit, top)
+            score = (max(max(width, least_width) / ASPECT, height), rows, limit)
+            if best is None or score < best:
+                best, chosen = score, (shapes, placed, width, height)
     assert chosen is not None
     return chosen
 

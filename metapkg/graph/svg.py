@@ -55,11 +55,11 @@ RENDERER = SvgRenderer()
 
 
 def draw(view: View) -> Drawing:
-    labels = [_lines(node) for node in view.nodes]
+    labels = [label_lines(node) for node in view.nodes]
     sizes = [shapes.box(node.kind, lines) for node, lines in zip(view.nodes, labels, strict=True)]
     index = {node.key: i for i, node in enumerate(view.nodes)}
     groups = clusters.plain_groups(view)
-    titles = [_group_title(group) for group in groups]
+    titles = [escape.visible(group.label) for group in groups]
     layout = packing.arrange(
         sizes,
         [(index[e.source], index[e.target]) for e in view.edges],
@@ -69,24 +69,19 @@ def draw(view: View) -> Drawing:
         ],
     )
     ids = view.ids()
-    body: list[str] = ['<g class="edges">']
-    for edge, path in zip(view.edges, layout.paths, strict=True):
-        body.append(_edge(edge, path, ids))
+
+    def node(i: int) -> str:
+        return _node(view.nodes[i], ids[view.nodes[i].key], labels[i], layout.centres[i], sizes[i])
+
     grouped = {member for group in groups for member in group.members}
+    body = ['<g class="edges">']
+    body += [_edge(edge, path, ids) for edge, path in zip(view.edges, layout.paths, strict=True)]
     body += ["</g>", '<g class="nodes">']
-    for i, (node, lines, size, centre) in enumerate(
-        zip(view.nodes, labels, sizes, layout.centres, strict=True)
-    ):
-        if i not in grouped:
-            body.append(_node(node, ids[node.key], lines, centre, size))
+    body += [node(i) for i in range(len(view.nodes)) if i not in grouped]
     body.append("</g>")
     for number, (group, title, frame) in enumerate(zip(groups, titles, layout.frames, strict=True)):
-        body.append(_group_open(f"g{number}", group, title, frame))
-        body += [
-            _node(view.nodes[i], ids[view.nodes[i].key], labels[i], layout.centres[i], sizes[i])
-            for i in group.members
-        ]
-        body.append("</g>")
+        body += [_group_open(f"g{number}", group, title, frame)]
+        body += [*map(node, group.members), "</g>"]
     graph_height = layout.height
     if not view.nodes:
         body = [f'<text x="0" y="14" font-size="12" fill="{TEXT}">no packages</text>']
@@ -114,17 +109,13 @@ def draw(view: View) -> Drawing:
     return Drawing("\n".join(parts), width, height)
 
 
-def _lines(node: Node) -> list[tuple[str, float]]:
+def label_lines(node: Node) -> list[tuple[str, float]]:
+    """A node's label as (text, font size) lines: what its box is sized for."""
     second = node.detail
     lines = [(escape.visible(node.fqn), shapes.TITLE_SIZE)]
     if second:
         lines.append((escape.visible(second), shapes.DETAIL_SIZE))
     return lines
-
-
-def _group_title(group: Group) -> str:
-    count = len(group.members)
-    return f"{escape.visible(group.title)} · {count} package{'s' if count != 1 else ''}"
 
 
 def _group_open(group_id: str, group: Group, title: str, frame: packing.Frame) -> str:
