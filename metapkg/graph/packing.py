@@ -25,6 +25,7 @@ GROUP_PAD = 10.0  # inside a group's border
 GROUP_GAP = 24.0  # between two groups, and between the layered drawing and the groups
 TITLE_SIZE = 12.0  # font size of a group's title
 TITLE_HEIGHT = 22.0  # the title's band at the top of a group
+_ROW_TRIALS = 64  # at most this many widths of a row of groups are tried per row count
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,9 @@ def _best(
     for rows in sorted({math.ceil(largest / columns) for columns in range(1, largest + 1)}):
         shapes = [_shape([sizes[m] for m in members], rows, title) for title, members in groups]
         floor = max(least_width, max(shape.width for shape in shapes))
-        reach = itertools.accumulate(shape.width + GROUP_GAP for shape in shapes)
-        for limit in sorted({max(floor, total - GROUP_GAP) for total in reach}):
+        reach = list(itertools.accumulate(shape.width + GROUP_GAP for shape in shapes))
+        step = max(1, len(reach) // _ROW_TRIALS)  # thousands of repositories: a sample
+        for limit in sorted({max(floor, total - GROUP_GAP) for total in reach[step - 1 :: step]}):
             placed, width, height = _shelves(shapes, limit, top)
             score = (max(max(width, least_width) / ASPECT, height), rows, limit)
             if best is None or score < best:
