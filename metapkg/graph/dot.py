@@ -27,6 +27,7 @@ _MARKS = (
     "bold outline: required by metapkg.yaml\\l"
     "dashed outline: file: origin\\l"
     "double outline: ships a metaskill program\\l"
+    "grey box: a repository's packages without dependencies\\l"
 )
 
 

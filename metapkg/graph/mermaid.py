@@ -23,7 +23,7 @@ from metapkg.graph.style import (
 LEGEND = (
     "%% agents {{hexagon}}, skills (rounded), MCP servers [(cylinder)]; "
     "dashed edges: MCP dependencies; bold outline: required by metapkg.yaml; "
-    "dashed outline: file: origin"
+    "dashed outline: file: origin; subgraphs: a repository's packages without dependencies"
 )
 
 
