@@ -8,11 +8,14 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
 import graph_locks
+import pytest
 from browser import embedded_json
 
 from metapkg.actions.graph import draw
@@ -153,3 +156,21 @@ def test_hostile_repository_names_stay_text_in_every_format(tmp_path: Path) -> N
         assert re.fullmatch(r"(?:[A-Za-z0-9 ._/@+:·→-]|#\d+;)*", inside), head
         decoded.append(re.sub(r"#(\d+);", lambda m: chr(int(m.group(1))), inside))
     assert sorted(decoded) == sorted(f"{text} · 1 package" for text in shown)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")
+def test_graphviz_draws_a_cluster_per_repository_titled_exactly(tmp_path: Path) -> None:
+    for lock, titles in (
+        (graph_locks.repositories(), [f"{r} · 50 packages" for r in REPOSITORIES]),
+        (_hostile_groups(), [f"{escape.visible(o)} · 1 package" for o in HOSTILE_ORIGINS]),
+    ):
+        text = draw(lock, tmp_path, "dot").text
+        drawn = subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True)
+        assert drawn.returncode == 0, drawn.stderr
+        picture = ET.fromstring(drawn.stdout)
+        shown = [
+            t.text
+            for g in picture.iterfind(".//svg:g[@class='cluster']", NS)
+            for t in g.iterfind("svg:text", NS)
+        ]
+        assert sorted(shown) == sorted([*titles, "legend"])
