@@ -8,7 +8,7 @@ drag pan moving the picture; then it takes a screenshot.
 
 Used by tests/test_graph_browser.py (skipped without Chromium) and by hand:
 
-    scripts/browser-check [--packages N] [--html FILE] [--out DIR]
+    scripts/browser-check [--packages N] [--repositories N] [--html FILE] [--out DIR]
 """
 
 from __future__ import annotations
@@ -110,6 +110,42 @@ def _interact(tools: devtools.DevTools, node_id: str, fqn: str) -> list[str]:
     return problems
 
 
+_FILTERED = """(() => {
+  const query = document.getElementById("search").value.trim().toLowerCase();
+  const data = JSON.parse(document.getElementById("packages").textContent);
+  const expected = Object.keys(data).filter((id) => data[id].fqn.toLowerCase().includes(query)
+    || data[id].repository.toLowerCase().includes(query)).sort();
+  const matched = [...document.querySelectorAll("#viewport svg g.node.match")].map((g) => g.id);
+  return {expected: expected, matched: matched.sort(),
+          count: document.getElementById("matches").textContent,
+          dimmed: document.querySelector("#viewport svg").classList.contains("has-filter")};
+})()"""
+
+
+def _key(tools: devtools.DevTools, key: str, code: int) -> None:
+    for kind in ("keyDown", "keyUp"):
+        tools.call("Input.dispatchKeyEvent", type=kind, key=key, windowsVirtualKeyCode=code)
+
+
+def _filter(tools: devtools.DevTools, query: str, total: int) -> list[str]:
+    """Type ``query`` into the filter as a user would: the packages whose name or
+    repository holds it, and only those, are marked; Escape clears it."""
+    problems = []
+    _key(tools, "/", 191)  # the shortcut that focuses the field
+    tools.call("Input.insertText", text=query)
+    state = tools.evaluate(_FILTERED)
+    if not state["expected"] or state["matched"] != state["expected"]:
+        problems.append(
+            f"filtering by {query!r} marked {state['matched']}, not {state['expected']}"
+        )
+    if state["count"] != f"{len(state['expected'])} of {total}" or not state["dimmed"]:
+        problems.append(f"filtering by {query!r} showed {state['count']!r}")
+    _key(tools, "Escape", 27)
+    if tools.evaluate(_FILTERED)["matched"]:
+        problems.append("Escape did not clear the filter")
+    return problems
+
+
 def check(html: Path, screenshot: Path, expected: int, browser: str | None = None) -> Report:
     """Load ``html`` in a fresh headless Chromium; ``expected`` nodes must be drawn."""
     started = time.monotonic()
@@ -140,6 +176,8 @@ def _run(tools: devtools.DevTools, html: Path, screenshot: Path, report: Report)
         fqn = tools.evaluate(f"JSON.parse(document.getElementById('packages').textContent)"
                              f"[{json.dumps(target)}].fqn")  # fmt: skip
         report.problems += _interact(tools, target, fqn)
+        report.problems += _filter(tools, fqn, len(state["ids"]))
+    _key(tools, "Escape", 27)  # no selection: the picture as it first opens
     tools.call("Input.dispatchKeyEvent", type="keyDown", key="0", text="0")  # the whole picture
     shot = tools.call("Page.captureScreenshot", format="png")
     screenshot.write_bytes(base64.b64decode(shot["data"]))
@@ -162,6 +200,7 @@ _MERMAID_RENDER = """(async () => {
       doc.querySelectorAll("br").forEach((br) => br.replaceWith("\\n"));
       out[name] = {
         labels: [...doc.querySelectorAll("g.node")].map((g) => g.textContent.trim()),
+        clusters: [...doc.querySelectorAll("g.cluster")].map((g) => g.textContent.trim()),
         edges: doc.querySelectorAll("path.flowchart-link").length,
         active: doc.querySelectorAll("script, img, iframe, [onload], [onerror]").length,
       };
@@ -175,7 +214,7 @@ _MERMAID_RENDER = """(async () => {
 
 def render_mermaid(mermaid_js: Path, diagrams: dict[str, str]) -> dict[str, Any]:
     """Render each Mermaid text with the real Mermaid library in headless Chromium:
-    {name: {"labels": [...], "edges": n, "active": n} or {"error": "..."}}."""
+    {name: {"labels": [...], "clusters": [...], "edges": n, "active": n} or {"error": ...}}."""
     with tempfile.TemporaryDirectory(prefix="metapkg-mermaid-") as folder:
         html = Path(folder) / "page.html"
         html.write_text(_MERMAID_PAGE, encoding="utf-8")
@@ -199,13 +238,18 @@ def render_mermaid(mermaid_js: Path, diagrams: dict[str, str]) -> dict[str, Any]
 # -- by hand ------------------------------------------------------------------------------
 
 
-def _make_page(packages: int, out: Path) -> Path:
+def _make_page(packages: int, repositories: int, out: Path) -> Path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import graph_locks
 
     project = out / "project"
     project.mkdir(parents=True, exist_ok=True)
-    graph_locks.write(project / "metapkg.lock", graph_locks.layered(packages))
+    lock = (
+        graph_locks.repositories(repositories, max(1, packages // repositories))
+        if repositories
+        else graph_locks.layered(packages)
+    )
+    graph_locks.write(project / "metapkg.lock", lock)
     html = out / "graph.html"
     subprocess.run(
         [sys.executable, "-m", "metapkg", "-C", str(project), "graph", "-o", str(html)],
@@ -217,11 +261,17 @@ def _make_page(packages: int, out: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packages", type=int, default=30, help="size of the generated graph")
+    parser.add_argument(
+        "--repositories",
+        type=int,
+        default=0,
+        help="instead: --packages plain skills from this many repositories, and an agent",
+    )
     parser.add_argument("--html", type=Path, help="check this page instead of a generated one")
     parser.add_argument("--out", type=Path, default=Path("browser-check"), help="output folder")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    html = args.html or _make_page(args.packages, args.out)
+    html = args.html or _make_page(args.packages, args.repositories, args.out)
     expected = len(json.loads(embedded_json(html.read_text(encoding="utf-8"))))
     report = check(html, args.out / "graph.png", expected)
     for problem in report.problems:

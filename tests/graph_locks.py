@@ -209,3 +209,44 @@ def hostile() -> lockfmt.Lockfile:
     ]
     packages.append(package("mcp", server, None, origin=f"{GH}/evil/catalog/tree/main/mcps/s.json"))
     return lock(packages, [("skill", first)])
+
+
+_WORDS = (
+    "pdf",
+    "docx",
+    "brand-guidelines",
+    "canvas-design",
+    "mcp-builder",
+    "webapp-testing",
+    "frontend-design",
+    "systematic-debugging",
+    "test-driven-development",
+    "writing-plans",
+    "brainstorming",
+    "code-review",
+    "release-notes",
+    "changelog",
+    "slack-gif-creator",
+)
+
+
+def repositories(repos: int = 3, per_repo: int = 50, tools: int = 4) -> lockfmt.Lockfile:
+    """What `metapkg add <repo> --all` of a few repositories locks: ``per_repo`` plain
+    skills (no version, no dependency) from each of ``repos`` repositories, names of
+    many lengths, plus a MetaAgents agent using ``tools`` skills and an MCP server."""
+    owners = ("anthropics/skills", "obra/superpowers", "Vercel-Labs/agent-skills")
+    packages = []
+    for r in range(repos):
+        owner = owners[r % len(owners)] + (f"-{r}" if r >= len(owners) else "")
+        for i in range(per_repo):
+            name = f"{_WORDS[(i * 7 + r) % len(_WORDS)]}-{r}{i:02d}"
+            origin = f"{GH}/{owner}/tree/main/skills/{name}"
+            packages.append(package("skill", name, None, origin=origin))
+    skills = [f"acme/tool-{i}" for i in range(tools)]
+    server = ("io.acme/api",)
+    packages.append(package("agent", "acme/reviewer", "1.0.0", skills=tuple(skills), mcps=server))
+    packages += [package("skill", s, "1.0.0", mcps=server[: j % 2]) for j, s in enumerate(skills)]
+    packages.append(package("mcp", "io.acme/api", None))
+    packages.sort(key=lambda p: ({"agent": 0, "skill": 1, "mcp": 2}[p.kind], p.fqn))
+    direct = [p.key for p in packages if not p.fqn.startswith(("acme/tool", "io.acme"))]
+    return lock(packages, direct)

@@ -64,7 +64,7 @@ def markdown_section(changes: Sequence[Change]) -> list[str]:
     return [
         *head,
         "```mermaid",
-        *flowchart(drawn, legend=False),
+        *flowchart(drawn, legend=False, groups=False),  # a change is small: no boxes
         "```",
         "",
         _LEGEND,

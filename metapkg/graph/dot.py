@@ -1,17 +1,20 @@
 """Graphviz DOT: ``metapkg graph --format dot``, for ``dot -Tpng`` and friends.
 
 Node identifiers are ``n0``, ``n1``... by position; every label goes through
-:func:`metapkg.graph.escape.dot`. A legend cluster explains shapes and line styles.
+:func:`metapkg.graph.escape.dot`. Packages without dependencies sit in a cluster per
+repository (:mod:`metapkg.graph.clusters`); a legend cluster explains shapes and lines.
 """
 
 from __future__ import annotations
 
-from metapkg.graph import escape
-from metapkg.graph.model import Edge, Node, View
+from metapkg.graph import clusters, escape
+from metapkg.graph.model import Edge, Key, Node, View
 from metapkg.graph.style import (
     DIRECT_WIDTH,
     EDGE_STATUS,
     EDGE_STYLES,
+    GROUP_STROKE,
+    GROUP_TEXT,
     KIND_STYLES,
     NORMAL_WIDTH,
     STATUS_FILL,
@@ -24,6 +27,7 @@ _MARKS = (
     "bold outline: required by metapkg.yaml\\l"
     "dashed outline: file: origin\\l"
     "double outline: ships a metaskill program\\l"
+    "grey box: a repository's packages without dependencies\\l"
 )
 
 
@@ -50,8 +54,24 @@ def digraph(view: View) -> list[str]:
         f"  {ids[edge.source]} -> {ids[edge.target]} [{_attributes(_edge(edge))}];"
         for edge in view.edges
     ]
+    lines += _clusters(view, ids)
     lines += _legend()
     lines.append("}")
+    return lines
+
+
+def _clusters(view: View, ids: dict[Key, str]) -> list[str]:
+    """A cluster per repository around its packages without dependencies."""
+    lines = []
+    for number, group in enumerate(clusters.plain_groups(view)):
+        members = "; ".join(ids[view.nodes[i].key] for i in group.members)
+        lines += [
+            f"  subgraph cluster_g{number} {{",
+            f'    label="{escape.dot(group.label)}"; style="rounded"; color="{GROUP_STROKE}"; '
+            f'fontcolor="{GROUP_TEXT}"; fontsize=10;',
+            f"    {members};",
+            "  }",
+        ]
     return lines
 
 

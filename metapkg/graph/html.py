@@ -1,5 +1,5 @@
-"""One self-contained html page (``--format html``): the SVG picture, pan, zoom, and a
-click on a package to read its lock entry.
+"""One self-contained html page (``--format html``): the SVG picture, pan, zoom, a filter
+by name or repository, and a click on a package to read its lock entry.
 
 No library and no network: the page is the SVG of :mod:`metapkg.graph.svg`, the lock
 entries as JSON in a ``<script type="application/json">`` block, and about 200 lines of
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-from metapkg.graph import escape, svg
+from metapkg.graph import clusters, escape, svg
 from metapkg.graph.model import Key, Node, View
 
 _BODY_LINES = 40  # of a CHANGELOG entry shown in the panel
@@ -56,6 +56,10 @@ def page(view: View) -> str:
             "<body>",
             '<header><h1>metapkg graph</h1><span class="summary">'
             f"{summary}</span>"
+            '<span class="search"><input type="search" id="search" autocomplete="off" '
+            'spellcheck="false" placeholder="Filter by name or repository (/)" '
+            'aria-label="Filter packages by name or repository">'
+            '<span id="matches" aria-live="polite"></span></span>'
             '<span class="tools"><button type="button" id="zoom-in" title="Zoom in (+)">+</button>'
             '<button type="button" id="zoom-out" title="Zoom out (-)">&#8722;</button>'
             '<button type="button" id="fit" title="Fit the whole graph (0)">Fit</button></span>'
@@ -64,7 +68,8 @@ def page(view: View) -> str:
             drawing.markup,
             "</main>",
             '<aside id="details" aria-live="polite"><p class="hint">Click a package to see its '
-            "lock entry. Drag to pan; wheel, + and &#8722; to zoom.</p></aside>",
+            "lock entry. Drag to pan; wheel, + and &#8722; to zoom. Type in the filter to "
+            "pick out packages by name or repository; Enter goes to the next match.</p></aside>",
             '<script type="application/json" id="packages">'
             f"{escape.script_json(_packages(view))}</script>",
             f"<script>{script}</script>",
@@ -95,6 +100,7 @@ def _entry(node: Node, ref: Reference) -> dict[str, Any]:
     return {
         "kind": node.kind,
         "fqn": node.fqn,
+        "repository": clusters.repository(node),
         "version": node.version,
         "direct": node.direct,
         "origin": entry.origin if entry else None,

@@ -1,14 +1,15 @@
 """Mermaid flowcharts: ``metapkg graph --format mermaid`` and the picture in markdown diffs.
 
 Node identifiers are ``n0``, ``n1``... by position, never package names (a package called
-``end`` or ``click`` would otherwise be Mermaid syntax). Labels go through
+``end`` or ``click`` would otherwise be Mermaid syntax), subgraphs ``g0``, ``g1``... (a
+repository's packages without dependencies). Labels go through
 :func:`metapkg.graph.escape.mermaid`. Styles are emitted only for the classes used, so
 a small graph stays small in a pull request comment.
 """
 
 from __future__ import annotations
 
-from metapkg.graph import escape
+from metapkg.graph import clusters, escape
 from metapkg.graph.model import Edge, Key, Node, View
 from metapkg.graph.style import (
     EDGE_STATUS,
@@ -22,7 +23,7 @@ from metapkg.graph.style import (
 LEGEND = (
     "%% agents {{hexagon}}, skills (rounded), MCP servers [(cylinder)]; "
     "dashed edges: MCP dependencies; bold outline: required by metapkg.yaml; "
-    "dashed outline: file: origin"
+    "dashed outline: file: origin; subgraphs: a repository's packages without dependencies"
 )
 
 
@@ -42,20 +43,30 @@ def label(node: Node) -> str:
     return f"{text}<br>{escape.mermaid(second)}" if second else text
 
 
-def flowchart(view: View, legend: bool = True) -> list[str]:
-    """The lines of a flowchart; ``legend`` adds a comment that explains the shapes."""
+def flowchart(view: View, legend: bool = True, groups: bool = True) -> list[str]:
+    """The lines of a flowchart; ``legend`` adds a comment that explains the shapes;
+    ``groups`` puts packages without dependencies in a subgraph per repository."""
     ids = view.ids()
     lines = ["flowchart LR", LEGEND] if legend else ["flowchart LR"]
     if not view.nodes:
         return [*lines, '  empty["no packages"]']
-    for node in view.nodes:
-        opening, closing = KIND_STYLES[node.kind].mermaid
-        lines.append(f'  {ids[node.key]}{opening}"{label(node)}"{closing}')
+    found = clusters.plain_groups(view) if groups else ()
+    grouped = {member for group in found for member in group.members}
+    lines += [_definition(node, ids) for i, node in enumerate(view.nodes) if i not in grouped]
+    for number, group in enumerate(found):
+        lines.append(f'  subgraph g{number}["{escape.mermaid(group.label)}"]')
+        lines += ["  " + _definition(view.nodes[i], ids) for i in group.members]
+        lines.append("  end")
     for edge in view.edges:
         lines.append(f"  {ids[edge.source]} {_arrow(edge)} {ids[edge.target]}")
     lines += _link_styles(view.edges)
     lines += _classes(view, ids)
     return lines
+
+
+def _definition(node: Node, ids: dict[Key, str]) -> str:
+    opening, closing = KIND_STYLES[node.kind].mermaid
+    return f'  {ids[node.key]}{opening}"{label(node)}"{closing}'
 
 
 def _arrow(edge: Edge) -> str:

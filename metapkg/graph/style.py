@@ -49,6 +49,10 @@ METASKILL = "#c62828"
 DIRECT_WIDTH = 3.0
 NORMAL_WIDTH = 1.2
 LOCAL_DASH = "5 3"
+# The box around a repository's packages without dependencies (svg, html).
+GROUP_FILL = "#f5f7f9"
+GROUP_STROKE = "#90a4ae"
+GROUP_TEXT = "#37474f"
 
 # A diff's picture: what happened to a node or an edge.
 STATUS_FILL = {

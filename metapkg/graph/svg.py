@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from metapkg.graph import escape, shapes
-from metapkg.graph.layout import layered
+from metapkg.graph import clusters, escape, packing, shapes
+from metapkg.graph.clusters import Group
 from metapkg.graph.model import Edge, Node, View
 from metapkg.graph.style import (
     DIRECT_WIDTH,
     EDGE_STYLES,
+    GROUP_FILL,
+    GROUP_STROKE,
+    GROUP_TEXT,
     KIND_STYLES,
     LOCAL_DASH,
     METASKILL,
@@ -52,23 +55,38 @@ RENDERER = SvgRenderer()
 
 
 def draw(view: View) -> Drawing:
-    labels = [_lines(node) for node in view.nodes]
+    labels = [label_lines(node) for node in view.nodes]
     sizes = [shapes.box(node.kind, lines) for node, lines in zip(view.nodes, labels, strict=True)]
     index = {node.key: i for i, node in enumerate(view.nodes)}
-    layout = layered(sizes, [(index[e.source], index[e.target]) for e in view.edges])
+    groups = clusters.plain_groups(view)
+    titles = [escape.visible(group.label) for group in groups]
+    layout = packing.arrange(
+        sizes,
+        [(index[e.source], index[e.target]) for e in view.edges],
+        [
+            (shapes.text_width(title, packing.TITLE_SIZE), group.members)
+            for title, group in zip(titles, groups, strict=True)
+        ],
+    )
     ids = view.ids()
-    body: list[str] = ['<g class="edges">']
-    for edge, path in zip(view.edges, layout.paths, strict=True):
-        body.append(_edge(edge, path, ids))
+
+    def node(i: int) -> str:
+        return _node(view.nodes[i], ids[view.nodes[i].key], labels[i], layout.centres[i], sizes[i])
+
+    grouped = {member for group in groups for member in group.members}
+    body = ['<g class="edges">']
+    body += [_edge(edge, path, ids) for edge, path in zip(view.edges, layout.paths, strict=True)]
     body += ["</g>", '<g class="nodes">']
-    for node, lines, size, centre in zip(view.nodes, labels, sizes, layout.centres, strict=True):
-        body.append(_node(node, ids[node.key], lines, centre, size))
+    body += [node(i) for i in range(len(view.nodes)) if i not in grouped]
     body.append("</g>")
+    for number, (group, title, frame) in enumerate(zip(groups, titles, layout.frames, strict=True)):
+        body += [_group_open(f"g{number}", group, title, frame)]
+        body += [*map(node, group.members), "</g>"]
     graph_height = layout.height
     if not view.nodes:
         body = [f'<text x="0" y="14" font-size="12" fill="{TEXT}">no packages</text>']
         graph_height = 20.0
-    legend, legend_width, legend_height = _legend(max(layout.width, 560.0))
+    legend, legend_width, legend_height = _legend(max(layout.width, 560.0), bool(groups))
     width = max(layout.width, legend_width) + 2 * MARGIN
     height = graph_height + _LEGEND_GAP + legend_height + 2 * MARGIN
     n = shapes.num
@@ -91,12 +109,28 @@ def draw(view: View) -> Drawing:
     return Drawing("\n".join(parts), width, height)
 
 
-def _lines(node: Node) -> list[tuple[str, float]]:
+def label_lines(node: Node) -> list[tuple[str, float]]:
+    """A node's label as (text, font size) lines: what its box is sized for."""
     second = node.detail
     lines = [(escape.visible(node.fqn), shapes.TITLE_SIZE)]
     if second:
         lines.append((escape.visible(second), shapes.DETAIL_SIZE))
     return lines
+
+
+def _group_open(group_id: str, group: Group, title: str, frame: packing.Frame) -> str:
+    """A repository's box and title; its packages follow inside the same ``<g>``."""
+    n = shapes.num
+    x, y = frame.title_at
+    return (
+        f'<g class="group" id="{group_id}" data-repository="{escape.xml(group.title)}">'
+        f"<title>{escape.xml(group.title)}: packages without dependencies</title>"
+        f'<rect x="{n(frame.x)}" y="{n(frame.y)}" width="{n(frame.width)}" '
+        f'height="{n(frame.height)}" rx="6" fill="{GROUP_FILL}" stroke="{GROUP_STROKE}"/>'
+        f'<text class="group-title" x="{n(x)}" y="{n(y)}" font-size="{n(packing.TITLE_SIZE)}" '
+        f'fill="{GROUP_TEXT}" font-weight="600" dominant-baseline="central">'
+        f"{escape.xml(title)}</text>"
+    )
 
 
 def _node(
@@ -171,7 +205,7 @@ def _markers() -> str:
 Glyph = Callable[[float, float], str]  # markup of a small sample drawn at (x, y centre)
 
 
-def _legend(max_width: float) -> tuple[list[str], float, float]:
+def _legend(max_width: float, groups: bool) -> tuple[list[str], float, float]:
     """The legend's markup, width and height: one row per group, wrapped to fit."""
     n = shapes.num
     sample = (40.0, 18.0)
@@ -189,6 +223,8 @@ def _legend(max_width: float) -> tuple[list[str], float, float]:
         (_line_glyph("skill"), sample[0], EDGE_STYLES["skill"].name),
         (_line_glyph("mcp"), sample[0], EDGE_STYLES["mcp"].name),
     ]
+    if groups:
+        items.append((_group_glyph, sample[0], "a repository's packages without dependencies"))
     parts: list[str] = []
     x, y, widest = 0.0, _LEGEND_ROW / 2, 0.0
     for glyph, glyph_width, text in items:
@@ -231,3 +267,11 @@ def _line_glyph(kind: Kind) -> Glyph:
         )
 
     return glyph
+
+
+def _group_glyph(x: float, y: float) -> str:
+    n = shapes.num
+    return (
+        f'<rect x="{n(x)}" y="{n(y - 10)}" width="40" height="20" rx="4" fill="{GROUP_FILL}" '
+        f'stroke="{GROUP_STROKE}"/>'
+    )

@@ -1,5 +1,6 @@
-// metapkg graph page: pan and zoom the SVG through its viewBox, and show a package's lock
-// entry when it is clicked. Package data is only ever written with textContent.
+// metapkg graph page: pan and zoom the SVG through its viewBox, filter packages by name or
+// repository, and show a package's lock entry when it is clicked. Package data is only
+// ever written with textContent.
 (function () {
   "use strict";
   var svg = document.querySelector("#viewport > svg");
@@ -75,7 +76,12 @@
   document.getElementById("zoom-out").addEventListener("click", function () { zoom(1.25); });
   document.getElementById("fit").addEventListener("click", fit);
   document.addEventListener("keydown", function (event) {
-    if (event.key === "+" || event.key === "=") zoom(1 / 1.25);
+    if (event.target === search) return; // typing a filter is not a shortcut
+    if (event.key === "/") {
+      event.preventDefault();
+      search.focus();
+      search.select();
+    } else if (event.key === "+" || event.key === "=") zoom(1 / 1.25);
     else if (event.key === "-") zoom(1.25);
     else if (event.key === "0") fit();
     else if (event.key === "Escape") select(null);
@@ -174,7 +180,52 @@
     if (centre) centreOn(node);
   }
 
-  svg.querySelectorAll("g.node").forEach(function (node) {
+  // -- the filter: packages whose name or repository holds the text stand out ------------
+  var search = document.getElementById("search");
+  var matchCount = document.getElementById("matches");
+  var nodes = Array.prototype.slice.call(svg.querySelectorAll("g.node"));
+  var groups = Array.prototype.slice.call(svg.querySelectorAll("g.group"));
+  var matches = [];
+  var next = 0;
+
+  function filter() {
+    var query = search.value.trim().toLowerCase();
+    matches = [];
+    next = 0;
+    nodes.forEach(function (node) {
+      var data = packages[node.id];
+      var hit = query !== "" && (data.fqn.toLowerCase().indexOf(query) !== -1 ||
+        String(data.repository).toLowerCase().indexOf(query) !== -1);
+      node.classList.toggle("match", hit);
+      if (hit) matches.push(node.id);
+    });
+    groups.forEach(function (group) {
+      group.classList.toggle("match", group.querySelector("g.node.match") !== null);
+    });
+    svg.classList.toggle("has-filter", query !== "");
+    matchCount.textContent = query === "" ? "" : matches.length + " of " + nodes.length;
+  }
+
+  function readable() { // zoom in until a label is drawn at its full size, not further
+    var scale = svg.getScreenCTM().a;
+    if (scale < 1) zoom(scale, { x: view.x + view.w / 2, y: view.y + view.h / 2 });
+  }
+
+  search.addEventListener("input", filter);
+  search.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && matches.length) {
+      event.preventDefault();
+      readable();
+      select(matches[next % matches.length], true);
+      next += 1;
+    } else if (event.key === "Escape") {
+      search.value = "";
+      filter();
+      search.blur();
+    }
+  });
+
+  nodes.forEach(function (node) {
     node.addEventListener("click", function () {
       if (!dragged) select(node.id);
     });
