@@ -159,7 +159,7 @@ def install(client: Any) -> bool:
     expected: then ``Budget.check`` between body chunks is all that holds (a trickle of
     body bytes is still cut off; trickled headers are not)."""
     transports = [getattr(client, "_transport", None), *getattr(client, "_mounts", {}).values()]
-    pools = [getattr(t, "_pool", None) for t in transports if t is not None]
+    pools: list[Any] = [getattr(t, "_pool", None) for t in transports if t is not None]
     if not pools or not all(hasattr(pool, "_network_backend") for pool in pools):
         return False
     for pool in pools:
