@@ -140,20 +140,25 @@ def _hang_prone(files: dict[str, Any]) -> bool:
 
 
 @contextlib.contextmanager
-def _github(sandbox: Path, root: str | None) -> Iterator[tuple[FixtureGitHub | None, dict[str, str]]]:
+def _github(
+    sandbox: Path, root: str | None
+) -> Iterator[tuple[FixtureGitHub | None, dict[str, str]]]:
     """The loopback fixture GitHub serving ``<sandbox>/<root>/<owner>/<repo>/repo.yaml``
     (web host, archive host and API, as github.com is used), or nothing."""
     if root is None:
         yield None, {}
         return
     with FixtureGitHub(root=sandbox / root) as server:
-        yield server, {
-            "METAPKG_GITHUB_API_URL": server.api_url,
-            "METAPKG_GITHUB_URL": server.web_url,
-            "METAPKG_GITHUB_ARCHIVE_URL": server.download_url,
-            "METAPKG_HTTP_BACKOFF": "0.01",
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-        }
+        yield (
+            server,
+            {
+                "METAPKG_GITHUB_API_URL": server.api_url,
+                "METAPKG_GITHUB_URL": server.web_url,
+                "METAPKG_GITHUB_ARCHIVE_URL": server.download_url,
+                "METAPKG_HTTP_BACKOFF": "0.01",
+                "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+            },
+        )
 
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.stem for a in ATTACKS])
@@ -173,7 +178,11 @@ def test_attack(attack: Path, tmp_path: Path) -> None:
 
 
 def _attack(
-    spec: dict[str, Any], sandbox: Path, project: Path, files: dict[str, Any], served: dict[str, str]
+    spec: dict[str, Any],
+    sandbox: Path,
+    project: Path,
+    files: dict[str, Any],
+    served: dict[str, str],
 ) -> None:
     expect = spec["expect"]
     watched = {p: _digest(sandbox / p) for p in expect.get("unchanged", [])}

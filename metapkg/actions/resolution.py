@@ -247,8 +247,7 @@ def _unpinned_roots(manifest: Manifest, options: FetchOptions) -> list[Origin]:
         for d in manifest.dependencies
         if d.origin.ref_keys()
         and not any(
-            key in pinned or (new_name.get(key[0]), key[1]) in pinned
-            for key in d.origin.ref_keys()
+            key in pinned or (new_name.get(key[0]), key[1]) in pinned for key in d.origin.ref_keys()
         )
     ]
 

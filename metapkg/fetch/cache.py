@@ -128,11 +128,15 @@ class Cache:
         return False
 
     def _real_folders(self, repo: str) -> bool:
-        """Whether ``github/<repo>`` is there (checked once per run and repository);
-        CacheLink when a link or a file stands where one of its folders should be."""
+        """Whether ``github/<repo>`` is there as real folders (checked once per run and
+        repository). A link or a file on the way reads as nothing cached, so nothing is
+        read through it; the download that follows reports it (``store_tree``)."""
         if repo in self._real:
             return True
-        if not cachedirs.check(self.root, *cachedirs.parts_of(repo)):
+        try:
+            if not cachedirs.check(self.root, *cachedirs.parts_of(repo)):
+                return False
+        except cachedirs.CacheLink:
             return False
         self._real.add(repo)
         return True

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shlex
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,12 +39,19 @@ class CacheLink(FetchError):
             is_link = stat.S_ISLNK(os.lstat(path).st_mode)
         except OSError:
             is_link = False
-        what = "a symbolic link" if is_link else "not a folder"
-        message = (
-            f"this folder of the download cache is {what}; metapkg never writes through a "
-            f"link in its cache. Remove it (`rm {path}`, which leaves what it points to "
-            f"alone) and run again, or point METAPKG_CACHE_DIR at a cache of your own"
-        )
+        remove = f"`rm {shlex.quote(str(path))}`"
+        if is_link:
+            message = (
+                f"this folder of the download cache is a symbolic link; metapkg never writes "
+                f"through a link in its cache. Remove the link ({remove} leaves what it "
+                f"points to alone) and run again, or point METAPKG_CACHE_DIR at a cache of "
+                f"your own"
+            )
+        else:
+            message = (
+                f"this folder of the download cache is a file; move it away or remove it "
+                f"({remove}) and run again, or point METAPKG_CACHE_DIR at another folder"
+            )
         return cls([error("cache", str(path), message)])
 
 
