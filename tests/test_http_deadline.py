@@ -109,3 +109,17 @@ def test_the_loopback_server_trickles(trickle: str) -> None:
         second = client.recv(4096)
         assert 0 < len(first) <= 2 and 0 < len(second) <= 2
         assert time.monotonic() - started >= TRICKLE_EVERY * 0.9
+
+
+def test_the_deadline_grows_with_what_arrives() -> None:
+    """An archive on a slow but honest line keeps going: each MiB received adds
+    SECONDS_PER_MIB to the base (a floor of 64 KiB/s), so only a trickle is cut off."""
+    from metapkg.fetch import deadline
+
+    budget = deadline.Budget(1.0)
+    assert 0.5 < budget.remaining() <= 1.0
+    budget.received = 4 * deadline.MIB
+    assert 1 + 4 * deadline.SECONDS_PER_MIB - 0.5 < budget.remaining() <= 1 + 4 * 16.0
+    budget.started -= 100
+    with pytest.raises(deadline.DeadlinePassed, match="METAPKG_HTTP_DEADLINE=1 s"):
+        budget.check()
