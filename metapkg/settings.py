@@ -146,6 +146,12 @@ def http_timeout() -> float:
     return _number("METAPKG_HTTP_TIMEOUT", 30.0, 0.1, 3600.0)
 
 
+def http_deadline() -> float:
+    """Seconds one HTTP response may take in all, before 16 s per MiB received is added
+    (fetch/deadline.py): a host trickling bytes is cut off, however short each wait."""
+    return _number("METAPKG_HTTP_DEADLINE", 120.0, 0.1, 24 * 3600.0)
+
+
 def http_attempts() -> int:
     return int(_number("METAPKG_HTTP_ATTEMPTS", 4, 1, 100, integer=True))
 

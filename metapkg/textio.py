@@ -61,6 +61,9 @@ def decode_utf8(data: bytes, rule: str, shown: str, keep_bom: bool = False) -> s
         ) from None
 
 
+_CREATE_TEMPORARY = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+
+
 def write_atomic(path: Path, text: str, durable: bool = True) -> None:
     """Write via a temporary file in the same folder, fsync, rename, fsync the folder.
 
@@ -72,7 +75,8 @@ def write_atomic(path: Path, text: str, durable: bool = True) -> None:
     temporary = orphans.temporary(path)
     data = text.encode("utf-8")
     try:
-        with open(temporary, "wb") as handle:
+        # Not through a link planted at the temporary's name: O_NOFOLLOW fails instead.
+        with os.fdopen(os.open(temporary, _CREATE_TEMPORARY, 0o666), "wb") as handle:
             failpoint.charge(len(data), path)
             handle.write(data)
             if durable:

@@ -8,17 +8,22 @@ may end in a traceback or a hang, or change anything outside the project and the
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO, Run, _cli_environment, diagnostics, run_cli, write_changelog
 from ruamel.yaml import YAML
+
+from fixture_server import FixtureGitHub
 
 ATTACKS = sorted((Path(__file__).parent / "attacks").glob("*.yaml"))
 TIMEOUT = 30
@@ -66,6 +71,9 @@ def _plant(sandbox: Path, relative: str, spec: Any) -> None:
         write_changelog(path, "1.0.0")
     else:
         raise ValueError(f"unknown plant {spec!r} for {relative}")
+    if isinstance(spec, dict) and "days_old" in spec:  # what a sweep of stale files takes
+        when = time.time() - spec["days_old"] * 86400
+        os.utime(path, (when, when), follow_symlinks=False)
 
 
 def _digest(root: Path) -> dict[str, str]:
@@ -131,6 +139,28 @@ def _hang_prone(files: dict[str, Any]) -> bool:
     )
 
 
+@contextlib.contextmanager
+def _github(
+    sandbox: Path, root: str | None
+) -> Iterator[tuple[FixtureGitHub | None, dict[str, str]]]:
+    """The loopback fixture GitHub serving ``<sandbox>/<root>/<owner>/<repo>/repo.yaml``
+    (web host, archive host and API, as github.com is used), or nothing."""
+    if root is None:
+        yield None, {}
+        return
+    with FixtureGitHub(root=sandbox / root) as server:
+        yield (
+            server,
+            {
+                "METAPKG_GITHUB_API_URL": server.api_url,
+                "METAPKG_GITHUB_URL": server.web_url,
+                "METAPKG_GITHUB_ARCHIVE_URL": server.download_url,
+                "METAPKG_HTTP_BACKOFF": "0.01",
+                "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+            },
+        )
+
+
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.stem for a in ATTACKS])
 def test_attack(attack: Path, tmp_path: Path) -> None:
     spec = YAML(typ="safe").load(attack.read_text())
@@ -140,11 +170,26 @@ def test_attack(attack: Path, tmp_path: Path) -> None:
         _plant(sandbox, relative, _expand(planted, sandbox))
     project = sandbox / "project"
     project.mkdir(exist_ok=True)
+    with _github(sandbox, spec.get("github")) as (server, served):
+        _attack(spec, sandbox, project, files, served)
+        for pattern, count in spec["expect"].get("requests", {}).items():
+            assert server is not None, "requests: needs github:"
+            assert server.count(pattern) == count, (pattern, server.requests)
+
+
+def _attack(
+    spec: dict[str, Any],
+    sandbox: Path,
+    project: Path,
+    files: dict[str, Any],
+    served: dict[str, str],
+) -> None:
     expect = spec["expect"]
     watched = {p: _digest(sandbox / p) for p in expect.get("unchanged", [])}
     env = {
         "METAPKG_CACHE_DIR": str(sandbox / "cache"),
         "METAPKG_SHARED_DIR": str(sandbox / "shared"),
+        **served,
         **_expand(spec.get("env", {}), sandbox),
     }
     runs = spec["run"]
@@ -164,6 +209,8 @@ def test_attack(attack: Path, tmp_path: Path) -> None:
             assert text in done.out, shown
         for text in expect.get("output_lacks", []):  # stdout and stderr
             assert text not in done.out + done.err, shown
+        for text in expect.get("output_has", []):
+            assert _expand(text, sandbox) in done.out + done.err, shown
         for text in expect.get("markdown_text_lacks", []):
             assert text not in _outside_code_blocks(done.out), shown
     for path, before in watched.items():

@@ -190,6 +190,34 @@ def test_stale_temporaries_in_the_cache_are_swept(tmp_path: Path) -> None:
     assert sorted(p.name for p in scratch.iterdir()) == ["new.tar.gz"]
 
 
+def test_the_sweep_changes_nothing_through_a_link_in_a_stale_temporary(tmp_path: Path) -> None:
+    """A stale temporary folder that cannot be emptied as it is (read-only) holds a link
+    to a user's file: the sweep's retry once ran ``chmod(link, 0o700)``, which follows the
+    link and made the user's private file executable and group-less. The folder is made
+    writable instead, the link removed, and the file left exactly as it was."""
+    private = tmp_path / "home" / "private.txt"
+    private.parent.mkdir()
+    private.write_text("mine\n")
+    os.chmod(private, 0o600)
+    stale = tmp_path / "cache" / "tmp" / "tree-old"
+    stale.mkdir(parents=True)
+    os.symlink(private, stale / "escape")
+    os.chmod(stale, 0o555)
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(stale, (two_days_ago, two_days_ago))
+    project = tmp_path / "proj"
+    write_manifest(project, skills=[_REMOTE])
+    try:
+        run = run_bound("install", "--offline", cwd=project, env=_env(tmp_path))
+    finally:
+        if stale.exists():
+            os.chmod(stale, 0o755)
+    assert_fails_with(run, "offline")  # the sweep ran at the cache's first use
+    assert oct(private.stat().st_mode & 0o7777) == oct(0o600)
+    assert private.read_text() == "mine\n"
+    assert not os.path.lexists(stale)
+
+
 # -- settings ----------------------------------------------------------------------------
 
 

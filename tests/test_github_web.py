@@ -4,6 +4,7 @@ fallback. Through the CLI and the loopback fake GitHub's web, archive and API ho
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,6 +120,39 @@ def test_a_big_repository_fetches_only_each_package_folder_through_git(gh: GH) -
     gh.server.clear_log()
     assert_ok(gh.install("--reinstall", env={"METAPKG_LARGE_REPO_BYTES": "100000"}))
     assert gh.count(r"", "download") == 0 and gh.count(r"/git-upload-pack", "web") == 0
+
+
+def test_a_renamed_repository_is_downloaded_and_pinned_once_under_its_new_name(
+    gh: GH,
+) -> None:
+    """The project names acme/old (which GitHub redirects to acme/new) for alpha and
+    acme/new for beta, and beta depends on acme/old's gamma: one repository, named both
+    ways at two levels. The lock pinned both names at one commit; now one archive, one
+    pin under the new name, and the rename recorded so the next run (--frozen, cold
+    cache) finds the pin for the old name without asking GitHub."""
+    gamma = skill_origin("acme/old", "main", "gamma")
+    gh.repo("acme/new", {"c1": {"skills": {"alpha": {}, "beta": {"skills": [gamma]}, "gamma": {}}}})
+    gh.repo("acme/old", {}, branches={}, renamed_to="acme/new")
+    gh.manifest(
+        skills=[skill_origin("acme/old", "main", "alpha"), skill_origin("acme/new", "main", "beta")]
+    )
+    run = assert_ok(gh.install())
+    assert gh.count(r"/tar\.gz/", "download") == 1, "one archive for both names"
+    assert {(p["repo"], p["ref"]) for p in gh.lock()["pins"]} == {("acme/new", "main")}
+    assert gh.lock()["renamed"] == [{"host": "github.com", "old": "acme/old", "new": "acme/new"}]
+    assert set(gh.packages()) == {"acme/alpha", "acme/beta", "acme/gamma"}
+    assert "warning[repo-renamed]" in run.err and "acme/old was renamed to acme/new" in run.err
+    assert sorted(p.name for p in (gh.cache / "github/acme").iterdir()) == ["new"]
+
+    locked = gh.lock_text
+    gh.forget_install()
+    shutil.rmtree(gh.cache)
+    gh.server.clear_log()
+    assert_ok(gh.install("--frozen"))
+    assert gh.lock_text == locked
+    assert gh.count(r"/info/refs") == 0, "--frozen asked GitHub for refs"
+    assert gh.count(r"/tar\.gz/", "download") == 1
+    assert (gh.project / ".claude/skills/gamma/SKILL.md").is_file()
 
 
 def test_slash_refs_and_renamed_repositories_on_the_web_path(gh: GH) -> None:

@@ -23,7 +23,7 @@ from metapkg.diagnostics import (
     error,
     warning,
 )
-from metapkg.fetch.source import RefPin, unpinned_under_frozen
+from metapkg.fetch.source import RefPin, Renamed, unpinned_under_frozen
 from metapkg.fetch.sources import REGISTRY, FetchOptions, SourceFactory, Sources
 from metapkg.hosts.placeholders import Mode
 from metapkg.lock import format as lockfmt
@@ -80,15 +80,16 @@ def resolve_project(
     )
     old_lock, old_text, notes = read_lock_or_replace(project, options.frozen, clean_lock)
     if old_lock is not None:
-        options = dataclasses.replace(options, pins=old_lock.pins)
+        options = dataclasses.replace(options, pins=old_lock.pins, renamed=old_lock.renamed)
         if options.frozen and (stale := prechecks.frozen_staleness(project, manifest, old_lock)):
             raise LockError(stale)  # before any download: nothing the manifest does not ask for
-    resolved, located, fetch_notes = _resolve_graph(
+    resolved, located, fetch_notes, renamed = _resolve_graph(
         project, manifest, old_lock, options, fresh, registry
     )
     _check_packages(resolved)
     where = scope or scopes.project(project)
     plan, lock, judged = _plan_and_lock(project, manifest, resolved, located, where, link_mode)
+    lock = dataclasses.replace(lock, renamed=renamed)
     warnings = (
         tuple(notes)
         + tuple(fetch_notes)
@@ -115,11 +116,11 @@ def _resolve_graph(
     options: FetchOptions,
     fresh: frozenset[str] | None,
     registry: Mapping[str, SourceFactory],
-) -> tuple[Resolved, list[RefPin], list[Diagnostic]]:
+) -> tuple[Resolved, list[RefPin], list[Diagnostic], tuple[Renamed, ...]]:
     """Fetch and load the graph the manifest asks for (the lock's pins reused) and choose
-    one candidate per package: the resolved graph, the pins that located ranged paths, and
-    what the sources had to say."""
-    unpinned = _unpinned_roots(manifest, options.pins)
+    one candidate per package: the resolved graph, the pins that located ranged paths,
+    what the sources had to say, and the repository renames the pins went through."""
+    unpinned = _unpinned_roots(manifest, options)
     if unpinned and options.frozen:
         raise unpinned_under_frozen(list(unpinned))  # before any download: CI caches start cold
     sources = Sources(options, registry)
@@ -140,7 +141,8 @@ def _resolve_graph(
         resolved = resolve(
             manifest.dependencies, discovery, crawled, manifest.overrides, candidates
         )
-        return resolved, candidates.located_pins(_ranged_origins(resolved)), sources.warnings()
+        located = candidates.located_pins(_ranged_origins(resolved))
+        return resolved, located, sources.warnings(), tuple(sources.renamed())
     finally:
         discovery.close()
         sources.close()
@@ -235,13 +237,18 @@ def _check_pinned_content(
         raise LockError(problems)
 
 
-def _unpinned_roots(manifest: Manifest, pins: tuple[RefPin, ...]) -> list[Origin]:
-    """Direct remote dependencies whose ref the lock does not pin (the host will be asked)."""
-    pinned = {(p.repo, p.ref) for p in pins}
+def _unpinned_roots(manifest: Manifest, options: FetchOptions) -> list[Origin]:
+    """Direct remote dependencies whose ref the lock does not pin (the host will be asked);
+    a root naming a renamed repository's old name finds the pin of its new name."""
+    pinned = {(p.repo, p.ref) for p in options.pins}
+    new_name = {r.old: r.new for r in options.renamed}
     return [
         d.origin
         for d in manifest.dependencies
-        if d.origin.ref_keys() and not any(key in pinned for key in d.origin.ref_keys())
+        if d.origin.ref_keys()
+        and not any(
+            key in pinned or (new_name.get(key[0]), key[1]) in pinned for key in d.origin.ref_keys()
+        )
     ]
 
 

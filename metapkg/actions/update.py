@@ -22,9 +22,10 @@ def pins_of(lock: lockfmt.Lockfile, package: lockfmt.LockedPackage) -> set[tuple
     except OriginSyntaxError:
         return set()
     pinned = {(p.repo, p.ref) for p in lock.pins}
-    for key in origin.ref_keys():  # (repo, ref) readings, shortest ref first; none for file:
-        if key in pinned:
-            return {key}
+    for repo, ref in origin.ref_keys():  # readings, shortest ref first; none for file:
+        for key in ((lock.canonical(repo), ref), (repo, ref)):  # renamed: the new name's
+            if key in pinned:
+                return {key}
     return set()
 
 

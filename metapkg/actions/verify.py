@@ -90,7 +90,7 @@ def _local_items(
 ) -> tuple[list[Item], dict[str, lockfmt.LockedPackage]]:
     """The locked packages found unaltered on this machine, and (by name) the others."""
     pins = lock.pins
-    sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True))
+    sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True, renamed=lock.renamed))
     items: list[Item] = []
     missing: dict[str, lockfmt.LockedPackage] = {}
     try:

@@ -27,7 +27,8 @@ def attach(
     if not wanted:
         return changes
     pins = new.pins
-    sources = Sources(FetchOptions(pins=pins, offline=offline, frozen=True))
+    options = FetchOptions(pins=pins, offline=offline, frozen=True, renamed=new.renamed)
+    sources = Sources(options)
     found: dict[str, Changelog] = {}
     try:
         for change in wanted:

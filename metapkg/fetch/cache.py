@@ -18,14 +18,21 @@ added, renamed, edited (whatever its mtime says) or made executable, or a tree s
 for a link, is a damaged entry, which the GitHub source fetches again. Every process
 using the cache holds its shared lock (cachelock.py), and ``clean`` takes it
 exclusively, so a clean never races an install.
+
+No write under the cache passes through a symbolic link (cachedirs.py): a link where one
+of its folders should be (``github/<owner>/<repo>``, ``tmp``...) is ``error[cache]``; the
+sweep of stale temporaries and every deletion remove links without following them, and
+never change the mode of anything but a real folder of the cache.
 """
 
 from __future__ import annotations
 
 import bisect
+import errno
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -33,7 +40,7 @@ from pathlib import Path
 
 from metapkg import jsonsafe, settings
 from metapkg.diagnostics import FetchError, error
-from metapkg.fetch import cachelock
+from metapkg.fetch import cachedirs, cachelock
 from metapkg.integrity import TreeError, walk
 from metapkg.safefile import read_regular
 from metapkg.textio import write_atomic
@@ -54,6 +61,8 @@ class CacheUnusable(FetchError):
 
     @classmethod
     def because(cls, root: Path, exc: OSError) -> CacheUnusable:
+        if exc.errno == errno.ELOOP and exc.filename:  # the lock file is a link
+            return cls(cachedirs.CacheLink.at(Path(exc.filename)).diagnostics)
         if root.exists() and not root.is_dir():
             why = "it is a file, not a folder"
         elif isinstance(exc, NotADirectoryError):
@@ -81,6 +90,7 @@ class Cache:
         # process holds the shared lock, except its own discard_tree.
         self._published: set[tuple[str, str]] = set()
         self._trees: dict[tuple[str, str], Path] = {}
+        self._real: set[str] = set()  # repositories whose cache folders were found real
 
     def _use(self) -> None:
         """Every use of the cache happens under its shared lock (see cachelock.py)."""
@@ -109,11 +119,27 @@ class Cache:
         if (repo, commit) in self._published:
             return True
         self._use()
+        if not self._real_folders(repo):
+            return False
         tree = self.tree(repo, commit)
         if tree.is_dir() and not tree.is_symlink() and self._record_path(repo, commit).is_file():
             self._published.add((repo, commit))
             return True
         return False
+
+    def _real_folders(self, repo: str) -> bool:
+        """Whether ``github/<repo>`` is there as real folders (checked once per run and
+        repository). A link or a file on the way reads as nothing cached, so nothing is
+        read through it; the download that follows reports it (``store_tree``)."""
+        if repo in self._real:
+            return True
+        try:
+            if not cachedirs.check(self.root, *cachedirs.parts_of(repo)):
+                return False
+        except cachedirs.CacheLink:
+            return False
+        self._real.add(repo)
+        return True
 
     def record(self, repo: str, commit: str) -> Record:
         """The tree's record (read once per run); DamagedEntry when it is missing or wrong."""
@@ -162,8 +188,7 @@ class Cache:
     def scratch(self, suffix: str = "") -> Path:
         """A fresh temporary path inside the cache (same file system as the trees)."""
         self._use()
-        folder = self.root / "tmp"
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = cachedirs.folder(self.root, "tmp")
         handle, name = tempfile.mkstemp(dir=folder, suffix=suffix)
         os.close(handle)
         return Path(name)
@@ -173,18 +198,17 @@ class Cache:
         what it wrote), check the folder against it, then publish record and tree."""
         self._use()
         final = self.tree(repo, commit)
-        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=self.root / "tmp", prefix="tree-"))
+        staging = Path(tempfile.mkdtemp(dir=cachedirs.folder(self.root, "tmp"), prefix="tree-"))
         try:
             record = build(staging)
             check_published(staging, record)
-            final.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self._record_path(repo, commit), _record_text(record), durable=False)
-            try:
-                os.rename(staging, final)
-            except OSError:
-                if not final.is_dir():  # another process won the race: keep theirs
-                    raise
+            with (
+                cachedirs.opened(self.root, "tmp") as tmp,
+                cachedirs.opened(self.root, *cachedirs.parts_of(repo)) as folder,
+            ):
+                write_atomic(self._record_path(repo, commit), _record_text(record), durable=False)
+                _publish(staging.name, tmp, commit, folder)
+            self._real.add(repo)
             self._records[(repo, commit)] = record
             self._published.add((repo, commit))
         finally:
@@ -199,26 +223,28 @@ class Cache:
         self._sorted.pop((repo, commit), None)
         self._published.discard((repo, commit))
         tree = self.tree(repo, commit)
+        if not cachedirs.check(self.root, *cachedirs.parts_of(repo)):
+            return
         self._record_path(repo, commit).unlink(missing_ok=True)
         self._record_path(repo, commit).with_name(f"{commit}.seal.json").unlink(missing_ok=True)
         if os.path.islink(tree) or tree.is_file():
             tree.unlink()
         elif tree.is_dir():
-            trash = Path(tempfile.mkdtemp(dir=self.root / "tmp", prefix="damaged-"))
+            tmp = cachedirs.folder(self.root, "tmp")
+            trash = Path(tempfile.mkdtemp(dir=tmp, prefix="damaged-"))
             os.rename(tree, trash / "tree")
             shutil.rmtree(trash, onerror=_make_writable_and_retry)
 
     def is_large(self, repo: str) -> bool:
         """Was ``repo`` found too big to download whole (githubtrees.py)?"""
         self._use()
-        return (self.root / "github" / repo / ".large").is_file()
+        return self._real_folders(repo) and (self.root / "github" / repo / ".large").is_file()
 
     def mark_large(self, repo: str) -> None:
-        folder = self.root / "github" / repo
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / ".large").touch()
-        except OSError:
+            with cachedirs.opened(self.root, *cachedirs.parts_of(repo)) as folder:
+                os.close(os.open(".large", _CREATE_NOFOLLOW, 0o644, dir_fd=folder))
+        except (OSError, cachedirs.CacheLink):
             pass  # an optimisation: the next run finds out again
 
     # -- refs -------------------------------------------------------------------------------
@@ -233,11 +259,11 @@ class Cache:
         if all(known.get(ref) == commit for ref, commit in refs.items()):
             return  # nothing new: a read-only warm cache must keep working
         known.update(refs)
-        path = self.root / "refs" / f"{repo}.json"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, jsonsafe.compact(known), durable=False)
-        except OSError:
+        owner, _, name = repo.partition("/")
+        try:  # never through a link (then: no note, as on a read-only cache)
+            folder = cachedirs.folder(self.root, "refs", owner)
+            write_atomic(folder / f"{name}.json", jsonsafe.compact(known), durable=False)
+        except (OSError, cachedirs.CacheLink):
             return
 
     def known_refs(self, repo: str) -> dict[str, str]:
@@ -282,6 +308,9 @@ class Cache:
             raise CacheUnusable.because(self.root, exc) from None
         try:
             if entries:
+                for repo, _ in entries:  # a linked folder would lead the deletion outside
+                    cachedirs.check(self.root, *cachedirs.parts_of(repo))
+                    cachedirs.check(self.root, "refs", repo.partition("/")[0])
                 paths = [path for repo, commit in entries for path in self._paths(repo, commit)]
             else:
                 paths = [
@@ -305,12 +334,16 @@ class Cache:
         return [self.tree(repo, commit), record, record.with_name(f"{commit}.seal.json"), *parts]
 
     def _sweep_stale_temporaries(self) -> None:
-        """Partial downloads and extractions of a killed metapkg, left in tmp/: gone."""
+        """Partial downloads and extractions of a killed metapkg, left in tmp/: gone.
+        Never through a link: a linked tmp/ is not swept (its first write reports it),
+        and links inside it are unlinked, never followed (see ``delete``)."""
         folder = self.root / "tmp"
         now = time.time()
         try:
+            if not cachedirs.check(self.root, "tmp"):
+                return
             entries = list(os.scandir(folder))
-        except OSError:
+        except (OSError, cachedirs.CacheLink):
             return
         for entry in entries:
             try:
@@ -362,17 +395,48 @@ def _size(root: Path) -> int:
 
 
 def delete(path: Path) -> None:
-    """Remove a file or a tree of read-only cached files."""
+    """Remove a file, a link (never what it points to) or a tree of read-only cached files."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, onerror=_make_writable_and_retry)
     else:
         path.unlink(missing_ok=True)
 
 
+_REMOVALS = (os.unlink, os.remove, os.rmdir)
+
+
 def _make_writable_and_retry(function: Callable[..., object], path: str, _: object) -> None:
-    """Cached files are read-only; some systems refuse to delete those as they are."""
+    """A removal refused for want of permission: make the real folder in the way
+    writable (and listable), then try again.
+
+    Removing an entry needs its *folder*'s write permission, so that is what is changed
+    for a failed unlink or rmdir; a folder that could not be opened or listed is itself
+    changed. Never through a link: ``chmod`` follows one (Linux cannot change a link's own
+    mode), and a link inside a stale temporary folder pointing at a user's file had that
+    file's mode changed. What is not a real folder is left as it is."""
+    target = os.path.dirname(path) if function in _REMOVALS else path
     try:
-        os.chmod(path, 0o700)
+        if stat.S_ISDIR(os.lstat(target).st_mode):
+            os.chmod(target, 0o700)
         function(path)
     except FileNotFoundError:
         pass
+
+
+_CREATE_NOFOLLOW = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _publish(staging: str, tmp: int, commit: str, folder: int) -> None:
+    """Rename the staged tree (in the folder ``tmp``) to ``commit`` in the repository's
+    ``folder``, both open descriptors, so no link on the way is followed. A link or a
+    file already at ``commit`` is a damaged entry: it is removed (never followed) and the
+    tree takes its place; a real folder there was published by another process (keep it)."""
+    try:
+        os.rename(staging, commit, src_dir_fd=tmp, dst_dir_fd=folder)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTDIR, errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR):
+            raise
+        if stat.S_ISDIR(os.lstat(commit, dir_fd=folder).st_mode):
+            return  # another process won the race: keep theirs
+        os.unlink(commit, dir_fd=folder)
+        os.rename(staging, commit, src_dir_fd=tmp, dst_dir_fd=folder)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,11 +108,18 @@ def _open(path: Path) -> Any:
     and made read-only (a CI image, a shared volume) still has its lock file, and flock
     takes a shared lock through a read-only descriptor as well."""
     try:
-        return open(path, "a+b")
+        return os.fdopen(os.open(path, _WRITE, 0o666), "a+b")
     except OSError as exc:
         if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS) or not path.is_file():
             raise
-        return open(path, "rb")
+        return os.fdopen(os.open(path, _READ), "rb")
+
+
+# Never through a link (ELOOP instead): a lock file linked to a user's file would be
+# created or opened there (see cachedirs.py).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_WRITE = os.O_RDWR | os.O_CREAT | os.O_APPEND | _NOFOLLOW
+_READ = os.O_RDONLY | _NOFOLLOW
 
 
 def held(root: Path) -> bool:

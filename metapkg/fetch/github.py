@@ -45,6 +45,7 @@ from metapkg.fetch.source import (
     NotFound,
     Place,
     RefPin,
+    Renamed,
     Tag,
     unpinned_under_frozen,
 )
@@ -54,6 +55,7 @@ from metapkg.fetch.webhost import usable_reply, web_host
 from metapkg.origins import GitHubOrigin, Origin
 
 SHA_MEDIA_TYPE = "application/vnd.github.sha"
+_HOST = "github.com"  # the host pins and renames name (the lock's ``host``)
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 if TYPE_CHECKING:
@@ -64,7 +66,8 @@ class GitHubSource:
     def __init__(self, options: FetchOptions, cache: Cache | None = None) -> None:
         self.options = options
         self.cache = cache or Cache()
-        self.renames = Renames()  # repositories GitHub redirected to a new name
+        # repositories GitHub redirected to a new name (the lock's, then this run's)
+        self.renames = Renames((r.old, r.new) for r in options.renamed if r.host == _HOST)
         self.api = settings.github_api_url()
         self.pins = {
             (p.repo, p.ref): p.commit
@@ -111,9 +114,9 @@ class GitHubSource:
         self, origin: GitHubOrigin, ref: str, path: str, commit: str, key: str, package: Path
     ) -> Fetched:
         """``key``: the cache entry the package's tree is (its commit, or a part of it)."""
-        repo = origin.repo_id
-        integrity = self.trees.integrity(self.renames.canonical(repo), key, path, str(origin))
-        pin = RefPin(repo, ref, commit)
+        canonical = self.renames.canonical(origin.repo_id)
+        integrity = self.trees.integrity(canonical, key, path, str(origin))
+        pin = RefPin(canonical, ref, commit)  # one pin for a repository named both ways
         with self._used_lock:
             self._used.add(pin)
         folder_name = PurePosixPath(path).name if path else origin.repo
@@ -138,9 +141,10 @@ class GitHubSource:
             for note in read.notes(where, shown):
                 self._tag_notes.setdefault(note)
         found = []
+        canonical = self.renames.canonical(repo)
         for version, name in read.tags:
             with self._used_lock:
-                self.pins.setdefault((repo, name), listed[name])
+                self.pins.setdefault((canonical, name), listed[name])
             found.append(Tag(version, name, origin.with_tree(name, path)))
         return found
 
@@ -154,13 +158,16 @@ class GitHubSource:
         assert isinstance(origin, GitHubOrigin)
         repo = origin.repo_id
         for ref, path in origin.splits():
-            commit = self.pins.get((repo, ref))
+            commit = self._pinned(repo, ref)
             if commit is not None:
                 return self.trees.cached(self.renames.canonical(repo), commit, path)
         return False
 
     def used_pins(self) -> Iterable[RefPin]:
         return sorted(self._used, key=lambda p: (p.repo, p.ref))
+
+    def renamed(self) -> list[Renamed]:
+        return [Renamed(old, new, _HOST) for old, new in self.renames.used()]
 
     def warnings(self) -> list[Diagnostic]:
         with self._used_lock:
@@ -179,7 +186,8 @@ class GitHubSource:
         """Where the package at ``origin`` lives (its ref resolved only to split the path)."""
         assert isinstance(origin, GitHubOrigin)
         ref, path, commit = self.resolve(origin)
-        return Located(Place(origin.repository, path), RefPin(origin.repo_id, ref, commit))
+        pin = RefPin(self.renames.canonical(origin.repo_id), ref, commit)
+        return Located(Place(origin.repository, path), pin)
 
     def resolve(self, origin: GitHubOrigin) -> tuple[str, str, str]:
         """(ref, path inside the repository, commit) for an origin, shortest ref first."""
@@ -194,10 +202,9 @@ class GitHubSource:
         first (then nothing else is asked), shortest ref first."""
         repo = origin.repo_id
         splits = list(origin.splits())
-        pinned = [(ref, path) for ref, path in splits if (repo, ref) in self.pins]
+        pinned = [(ref, path, c) for ref, path in splits if (c := self._pinned(repo, ref))]
         if pinned:
-            for ref, path in pinned:
-                yield ref, path, self.pins[(repo, ref)]
+            yield from pinned
             return
         if self.options.frozen:
             raise unpinned_under_frozen([origin])
@@ -208,6 +215,13 @@ class GitHubSource:
             commit = self.resolve_ref(repo, ref)
             if commit is not None:
                 yield ref, path, commit
+
+    def _pinned(self, repo: str, ref: str) -> str | None:
+        """The lock's commit for ``ref`` of ``repo``: pinned under the repository's new
+        name when it was renamed (or, in a lock from before renames were recorded, under
+        the name asked)."""
+        found = self.pins.get((self.renames.canonical(repo), ref))
+        return found if found is not None else self.pins.get((repo, ref))
 
     def _locate_offline(
         self, origin: GitHubOrigin, splits: list[tuple[str, str]]

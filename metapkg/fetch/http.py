@@ -21,13 +21,14 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from metapkg import __version__, events, failpoint
 from metapkg.diagnostics import FetchError, error
+from metapkg.fetch import deadline
 from metapkg.fetch.auth import Token
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ class Policy:
     attempts: int = 4
     backoff: float = 0.25  # seconds before the 2nd attempt; doubles each time
     rate_limit_wait: float = 60.0  # longest wait for a rate limit before failing
-    timeout: float = 30.0
+    timeout: float = 30.0  # the longest wait for any one read, write or connect
+    deadline: float = 120.0  # a whole response, plus time per MiB (deadline.py)
 
     @classmethod
     def from_environment(cls) -> Policy:
@@ -54,6 +56,7 @@ class Policy:
                 backoff=settings.http_backoff(),
                 rate_limit_wait=settings.rate_limit_wait(),
                 timeout=settings.http_timeout(),
+                deadline=settings.http_deadline(),
             )
         except settings.BadSetting as exc:
             raise FetchError([error("usage", "environment", str(exc))]) from None
@@ -118,6 +121,7 @@ class Http:
             ),
             headers={"User-Agent": f"metapkg/{__version__}", "X-GitHub-Api-Version": "2022-11-28"},
         )
+        deadline.install(self.client)
 
     def close(self) -> None:
         self.client.close()
@@ -140,18 +144,23 @@ class Http:
         """GET with retries; 4xx other than rate limits are returned, not raised."""
 
         def once() -> Reply:
-            with self._slots:
-                started = time.perf_counter()
-                response = self.client.get(url, headers=self._headers(url, accept))
+            headers = self._headers(url, accept)
+            started = time.perf_counter()
+            with (
+                self._slots,
+                deadline.budget(self.policy.deadline) as budget,
+                self.client.stream("GET", url, headers=headers) as response,
+            ):
+                data = b"".join(_within(budget, response.iter_bytes()))
             _report(url, response.status_code, started)
             self._raise_for_retry(response)
             return Reply(
                 response.status_code,
-                response.text,
+                data.decode(response.encoding or "utf-8", errors="replace"),
                 str(response.url),
                 response.headers.get("link", ""),
                 response.headers.get("content-type", ""),
-                response.content,
+                data,
             )
 
         return self._retrying(url, once)
@@ -165,7 +174,11 @@ class Http:
         def once() -> int:
             headers = self._headers(url, "*/*")
             started = time.perf_counter()
-            with self._slots, self.client.stream("GET", url, headers=headers) as response:
+            with (
+                self._slots,
+                deadline.budget(self.policy.deadline) as budget,
+                self.client.stream("GET", url, headers=headers) as response,
+            ):
                 self._raise_for_retry(response)
                 if response.status_code != 200:
                     _report(url, response.status_code, started)
@@ -175,7 +188,7 @@ class Http:
                     raise TooLarge(url)
                 size = 0
                 with open(target, "wb") as out:
-                    for chunk in response.iter_bytes(1 << 16):
+                    for chunk in _within(budget, response.iter_bytes(1 << 16)):
                         size += len(chunk)
                         if large is not None and size > large:
                             raise TooLarge(url)
@@ -212,6 +225,8 @@ class Http:
                         [error("rate-limit", url, limited.describe(self.token))]
                     ) from None
                 self._pause(url, limited.reset_at)
+            except deadline.DeadlinePassed as passed:  # not retried: it would take as long
+                raise FetchError([error("fetch", url, str(passed))]) from None
             except httpx.TooManyRedirects:
                 message = "it redirects in a loop (too many redirects), so it cannot be fetched"
                 raise FetchError([error("fetch", url, message)]) from None
@@ -244,6 +259,14 @@ class Http:
         headers = response.headers
         if status == 429 or (status == 403 and headers.get("x-ratelimit-remaining") == "0"):
             raise _RateLimited(status, headers.get("retry-after"), headers.get("x-ratelimit-reset"))
+
+
+def _within(budget: deadline.Budget, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """``chunks``, checking the response's budget after each: what holds where the
+    network streams could not be wrapped (deadline.install)."""
+    for chunk in chunks:
+        budget.check()
+        yield chunk
 
 
 def _report(url: str, status: int, started: float) -> None:

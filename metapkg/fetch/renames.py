@@ -3,15 +3,18 @@
 Without this, a graph that names one repository both ways (a package still depending on
 ``acme/old-name`` beside one on ``acme/new-name``) downloaded, cached and pinned it
 twice. The first answer that arrives through a redirect teaches the run the new name:
-trees and downloads are keyed by it from then on (one archive), and the run warns that
-the old name should be replaced, since GitHub keeps the redirect only until someone
-creates a repository under the old name.
+trees, downloads and pins are keyed by it from then on (one archive, one pin), and the
+run warns that the old name should be replaced, since GitHub keeps the redirect only
+until someone creates a repository under the old name. The lock records the renames a
+run went through (``renamed``), and the next run starts from them: the old name finds
+the new name's pin without asking GitHub (``--frozen`` needs that).
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit
 
 from metapkg.diagnostics import Diagnostic, warning
@@ -30,9 +33,11 @@ def repository_in(url: str) -> str | None:
 class Renames:
     """What this run learned: old ``owner/name`` -> the name GitHub redirected to."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: Iterable[tuple[str, str]] = ()) -> None:
+        """``known``: (old, new) pairs from the lock."""
         self._lock = threading.Lock()
-        self._to: dict[str, str] = {}
+        self._to: dict[str, str] = dict(known)
+        self._used: set[str] = set()  # old names this run asked for
 
     def learn(self, asked: str, answered_url: str) -> None:
         """``asked`` was requested; the reply came from ``answered_url`` (after redirects)."""
@@ -40,15 +45,24 @@ class Renames:
         if found is not None and found.lower() != asked.lower():
             with self._lock:
                 self._to.setdefault(asked, found)
+                self._used.add(asked)
 
     def canonical(self, repo: str) -> str:
-        """The name trees and downloads are kept under."""
+        """The name trees, downloads and pins are kept under."""
         with self._lock:
-            return self._to.get(repo, repo)
+            new = self._to.get(repo)
+            if new is None:
+                return repo
+            self._used.add(repo)
+            return new
+
+    def used(self) -> list[tuple[str, str]]:
+        """(old, new) of every rename this run went through, for the lock."""
+        with self._lock:
+            return sorted((old, self._to[old]) for old in self._used)
 
     def warnings(self) -> list[Diagnostic]:
-        with self._lock:
-            renamed = sorted(self._to.items())
+        renamed = self.used()
         return [
             warning(
                 "repo-renamed",

@@ -24,6 +24,7 @@ import threading
 from pathlib import Path
 
 from metapkg import jsonsafe
+from metapkg.fetch import cachedirs
 from metapkg.integrity import TreeError, walk
 from metapkg.safefile import read_regular
 from metapkg.textio import write_atomic
@@ -101,9 +102,10 @@ class Seals:
                 for path, (integrity, files) in self._trees[(repo, commit)].items()
             }
             text = jsonsafe.compact({"version": SEAL_VERSION, "packages": packages})
-            try:
-                write_atomic(self._path(repo, commit), text, durable=False)
-            except OSError:
+            try:  # beside the tree, never through a link (cachedirs.py)
+                if cachedirs.check(self.root, *cachedirs.parts_of(repo)):
+                    write_atomic(self._path(repo, commit), text, durable=False)
+            except (OSError, cachedirs.CacheLink):
                 continue
 
     def _tree(self, repo: str, commit: str) -> dict[str, tuple[str, Snapshot]]:

@@ -9,7 +9,8 @@ pip's ``Factory.find_candidates`` and PDM's repositories do for indexes):
   path can need the host), without downloading anything;
 * ``versions(origin)``: the tagged versions of the package at that place, newest first,
   each as an origin at its tag (empty for schemes without versions);
-* ``used_pins()``: the (ref -> commit) pins this run relied on, for the lock;
+* ``used_pins()``: the (ref -> commit) pins this run relied on, for the lock (and,
+  where a source has it, ``renamed()``: the repository renames they went through);
 * ``close()``.
 
 ``file:`` and GitHub are the implementations (fetch/file.py, fetch/github.py); tests add
@@ -35,6 +36,17 @@ class RefPin:
     repo: str
     ref: str
     commit: str
+    host: str = "github.com"
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """A repository the host moved: ``old`` answers with a redirect to ``new``. The lock
+    records it (``renamed``), so a dependency still naming ``old`` finds the pin of
+    ``new`` with no request, and the repository is pinned and downloaded once."""
+
+    old: str
+    new: str
     host: str = "github.com"
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from metapkg.diagnostics import Diagnostic
-from metapkg.fetch.source import Fetched, Located, RefPin, Source, Tag
+from metapkg.fetch.source import Fetched, Located, RefPin, Renamed, Source, Tag
 from metapkg.origins import Origin
 
 
@@ -25,6 +25,7 @@ class FetchOptions:
     workers: int = 16
     # `metapkg update`: (repo, ref) pins to ignore, so those refs are asked again
     unpinned: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    renamed: tuple[Renamed, ...] = ()  # from the lock: repositories known to have moved
 
 
 SourceFactory = Callable[[FetchOptions], Source]
@@ -95,6 +96,12 @@ class Sources:
         with self._lock:
             made = list(self._made.values())
         return [pin for source in made for pin in source.used_pins()]
+
+    def renamed(self) -> list[Renamed]:
+        """The renamed repositories this run's pins went through (for the lock)."""
+        with self._lock:
+            made = list(self._made.values())
+        return [r for source in made for r in getattr(source, "renamed", tuple)()]
 
     def warnings(self) -> list[Diagnostic]:
         with self._lock:

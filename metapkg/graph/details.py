@@ -20,7 +20,7 @@ from metapkg.lock import format as lockfmt
 
 def with_changelogs(view: View, lock: lockfmt.Lockfile, project: Path) -> View:
     pins = lock.pins
-    sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True))
+    sources = Sources(FetchOptions(pins=pins, offline=True, frozen=True, renamed=lock.renamed))
     try:
         nodes = tuple(_with_head(node, sources, project) for node in view.nodes)
     finally:

@@ -15,7 +15,7 @@ from typing import Any
 
 from metapkg import limits, yamlsafe
 from metapkg.diagnostics import LockError
-from metapkg.fetch.source import RefPin
+from metapkg.fetch.source import RefPin, Renamed
 from metapkg.lock import yamlout
 from metapkg.packages.models import KIND_ORDER, PLURAL, Kind, label
 from metapkg.textio import read_utf8
@@ -84,6 +84,15 @@ class Lockfile:
     provisioned: tuple[str, ...] = ()  # project-relative paths installing this lock writes
     # MCP config file -> the server keys installing this lock writes there
     mcp_servers: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+    # repositories the host redirected to a new name: pins and downloads use the new one
+    renamed: tuple[Renamed, ...] = ()
+
+    def canonical(self, repo: str, host: str = "github.com") -> str:
+        """The name ``repo`` is pinned under (its new name, when it was renamed)."""
+        for moved in self.renamed:
+            if moved.host == host and moved.old == repo:
+                return moved.new
+        return repo
 
 
 def normalized(lock: Lockfile) -> Lockfile:
@@ -98,6 +107,7 @@ def normalized(lock: Lockfile) -> Lockfile:
         mcp_servers={
             path: tuple(sorted(set(keys))) for path, keys in sorted(lock.mcp_servers.items())
         },
+        renamed=tuple(sorted(set(lock.renamed), key=lambda r: (r.host, r.old))),
     )
 
 
@@ -111,6 +121,11 @@ def render(lock: Lockfile) -> str:
         "pins": [
             {"host": p.host, "repo": p.repo, "ref": p.ref, "commit": p.commit} for p in lock.pins
         ],
+        **(
+            {"renamed": [{"host": r.host, "old": r.old, "new": r.new} for r in lock.renamed]}
+            if lock.renamed
+            else {}
+        ),
         "packages": [_package(p) for p in lock.packages],
         "provisioned": {
             "paths": list(lock.provisioned),

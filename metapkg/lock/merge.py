@@ -82,6 +82,7 @@ def merge(text: str) -> Merged:
         packages=tuple(_newer_side(packages, theirs, base)),
         provisioned=ours.provisioned,
         mcp_servers=ours.mcp_servers,
+        renamed=tuple(dict.fromkeys(ours.renamed + theirs.renamed)),
     )
     return Merged(lock, tuple(notes))
 

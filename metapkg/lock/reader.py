@@ -13,6 +13,7 @@ from typing import Any
 
 from metapkg import yamlsafe
 from metapkg.diagnostics import LockError, error
+from metapkg.fetch.source import Renamed
 from metapkg.lock.format import (
     FILENAME,
     LOCK_VERSION,
@@ -116,6 +117,10 @@ class Reader:
             mcp_servers=self._servers(
                 self.get(provisioned, "mcp-servers", (list, dict), "provisioned")
             ),
+            renamed=tuple(
+                self._renamed(item, i)
+                for i, item in enumerate(self.get(top, "renamed", list, optional=True) or [])
+            ),
         )
 
     # Values that become cache paths and URLs (commits, repos) or are trusted as hashes
@@ -182,6 +187,16 @@ class Reader:
             self._matching(self.get(item, "commit", str, "pins", index), _COMMIT, "pins", index),
             self._matching(host, _HOST, "pins", index),
         )
+
+    def _renamed(self, item: Any, index: int) -> Renamed:
+        host = self.get(item, "host", str, "renamed", index, optional=True) or "github.com"
+        old, new = (
+            self._matching(self.get(item, name, str, "renamed", index), _REPO, "renamed", index)
+            for name in ("old", "new")
+        )
+        if old == new:
+            raise self.fail(f"{old!r} renamed to itself", "renamed", index)
+        return Renamed(old, new, self._matching(host, _HOST, "renamed", index))
 
     def _metaskill(self, item: Any, where: tuple[str, int]) -> str | None:
         path: str | None = self.get(item, "metaskill", str, *where, optional=True)
