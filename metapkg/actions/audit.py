@@ -114,7 +114,8 @@ def locked_items(lock: lockfmt.Lockfile, project: Path, offline: bool) -> Iterab
     from metapkg.diff.content import snapshot
     from metapkg.fetch.sources import FetchOptions, Sources
 
-    sources = Sources(FetchOptions(pins=lock.pins, offline=offline, frozen=True))
+    options = FetchOptions(pins=lock.pins, offline=offline, frozen=True, renamed=lock.renamed)
+    sources = Sources(options)
     try:
         for package in lock.packages:
             try:

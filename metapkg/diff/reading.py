@@ -28,8 +28,15 @@ def attach(
     wanted = [c for c in changes if _has_content(c)]
     if not wanted:
         return changes
-    after = Sources(FetchOptions(pins=new.pins, offline=offline, frozen=True))
-    before = Sources(FetchOptions(pins=old.pins if old else (), offline=offline, frozen=True))
+    after = Sources(FetchOptions(pins=new.pins, offline=offline, frozen=True, renamed=new.renamed))
+    before = Sources(
+        FetchOptions(
+            pins=old.pins if old else (),
+            offline=offline,
+            frozen=True,
+            renamed=old.renamed if old else (),
+        )
+    )
     found: dict[str, Content] = {}
     try:
         for change in wanted:

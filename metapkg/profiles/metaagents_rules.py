@@ -449,8 +449,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _install(
         "policy-content",
-        "no package holds content the policy forbids (executables, hooks, metaskills, "
-        "remote MCP)",
+        "no package holds content the policy forbids (executables, hooks, metaskills, remote MCP)",
         "remove the package or ask for the policy to change",
     ),
     _install(
