@@ -207,6 +207,8 @@ def _attack(
             assert text not in done.out, shown
         for text in expect.get("stdout_has", []):
             assert text in done.out, shown
+        for text in expect.get("stderr_has", []):
+            assert text in done.err, shown
         for text in expect.get("output_lacks", []):  # stdout and stderr
             assert text not in done.out + done.err, shown
         for text in expect.get("output_has", []):

@@ -161,6 +161,8 @@ class _Finder:
         self, source: Source, kind: Kind | None, choice: Choice
     ) -> list[tuple[Kind, Origin]]:
         origin = source.origin or source.at(source.ref or self._default_branch(source))
+        if origin.local is not None:
+            _require_local(origin.local)
         if kind is not None:
             return [(kind, origin)]
         if origin.local is not None:
@@ -198,6 +200,29 @@ class _Finder:
             for f in found
             if f.path.name in chosen
         ]
+
+
+def _require_local(path: Path) -> None:
+    """A local source that is not there is the user's typo, not a traceback."""
+    try:
+        is_folder = path.is_dir()
+        exists = is_folder or path.exists()
+    except OSError as exc:  # a name too long, a folder we may not look into
+        raise UsageError.single("origin", str(path), f"cannot be read: {exc.strerror}") from None
+    if not exists:
+        raise UsageError.single(
+            "origin",
+            str(path),
+            "no such folder or file; check the path (a relative path counts from the "
+            "project folder; white space around a source, tabs included, is ignored)",
+        )
+    if not is_folder and path.suffix != ".json":
+        raise UsageError.single(
+            "origin",
+            str(path),
+            "is a file, not a package; give the folder that holds SKILL.md or AGENTS.md, "
+            "or an MCP server's .json file",
+        )
 
 
 def _chosen(origin: Origin, names: list[str], choice: Choice) -> set[str]:
