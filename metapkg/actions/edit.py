@@ -203,21 +203,22 @@ class _Finder:
 
 
 def _require_local(path: Path) -> None:
-    """A local source that is not there is the user's typo, not a traceback."""
+    """A local source that is not there is an error naming it (exit 1, as when install
+    meets it), not a traceback."""
     try:
         is_folder = path.is_dir()
         exists = is_folder or path.exists()
     except OSError as exc:  # a name too long, a folder we may not look into
-        raise UsageError.single("origin", str(path), f"cannot be read: {exc.strerror}") from None
+        raise MetapkgError.single("origin", str(path), f"cannot be read: {exc.strerror}") from None
     if not exists:
-        raise UsageError.single(
+        raise MetapkgError.single(
             "origin",
             str(path),
             "no such folder or file; check the path (a relative path counts from the "
             "project folder; white space around a source, tabs included, is ignored)",
         )
     if not is_folder and path.suffix != ".json":
-        raise UsageError.single(
+        raise MetapkgError.single(
             "origin",
             str(path),
             "is a file, not a package; give the folder that holds SKILL.md or AGENTS.md, "
