@@ -24,19 +24,23 @@ class Diagnostic:
     message: str
 
     def render(self) -> str:
-        """One line for a terminal; control characters from packages are shown, not obeyed."""
+        """One line for a terminal; control characters from packages are shown, not obeyed,
+        and credentials (a URL's user:token@, a token) are masked (metapkg/redact.py)."""
+        from metapkg.redact import redact
         from metapkg.untrusted import printable
 
         where = self.path if self.line is None else f"{self.path}:{self.line}"
-        return printable(f"{where}: {self.severity}[{self.rule}]: {self.message}")
+        return printable(redact(f"{where}: {self.severity}[{self.rule}]: {self.message}"))
 
     def as_json(self) -> dict[str, object]:
+        from metapkg.redact import redact
+
         return {
             "severity": self.severity,
             "rule": self.rule,
-            "path": self.path,
+            "path": redact(self.path),
             "line": self.line,
-            "message": self.message,
+            "message": redact(self.message),
         }
 
 

@@ -17,6 +17,7 @@ from metapkg.diagnostics import ManifestError, MetapkgError, UsageError, error
 from metapkg.lock import format as lockfmt
 from metapkg.origins import FileOrigin, GitHubOrigin, Origin, parse_origin
 from metapkg.packages.models import Kind
+from metapkg.redact import redact
 from metapkg.sources_input import Source, SourceError, canonical, parse_source
 from metapkg.textio import read_utf8, write_atomic
 
@@ -120,7 +121,7 @@ def add(
             try:
                 source = parse_source(given, project)
             except SourceError as exc:
-                raise UsageError([error("origin", given, str(exc))]) from None
+                raise UsageError([error("origin", redact(given), str(exc))]) from None
             for found_kind, origin in finder.packages(source, kind, choice):
                 entry = canonical(source, origin)
                 edited = manifest.with_added(text, path, found_kind, entry)
