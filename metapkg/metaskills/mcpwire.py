@@ -1,0 +1,173 @@
+"""The stdio transport of `metapkg mcp`: bounded lines in, every request answered, and a
+prompt stop on SIGINT/SIGTERM.
+
+The SDK's own ``stdio_server`` reads stdin in a worker thread, line by line without a
+cap (a line without a newline grew to 369 MiB), hands undecodable messages to the
+session, which drops them unanswered, and its blocked thread kept the process alive
+after Ctrl-C until stdin closed. This one:
+
+* reads with ``os.read`` once the event loop says stdin is readable (no thread, so a
+  signal ends the loop at once), and caps a message at jsonrpc.MAX_MESSAGE_BYTES: a longer
+  line is answered with an error and skipped to its end, never kept;
+* checks every line (jsonrpc.check) and answers the invalid ones itself;
+* writes at most PIPE_BUF bytes once stdout is writable, so a client that stops reading
+  blocks only this connection's writer, never the event loop;
+* like the SDK, moves fd 0 to /dev/null and fd 1 to stderr while serving, so a program a
+  metaskill runs cannot read the client's messages or write into the protocol.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from metapkg.metaskills import jsonrpc
+
+CHUNK = 64 * 1024
+PIPE_BUF = select.PIPE_BUF
+
+
+class Wire:
+    """The client's end: two private copies of fd 0 and 1, restored when done."""
+
+    def __init__(self) -> None:
+        self.fd_in = os.dup(0)
+        self.fd_out = os.dup(1)
+        os.set_inheritable(self.fd_in, False)
+        os.set_inheritable(self.fd_out, False)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        self._lock = anyio.Lock()
+        self.gone = False  # the client closed its end of stdout
+
+    def restore(self) -> None:
+        os.dup2(self.fd_in, 0)
+        os.dup2(self.fd_out, 1)
+        os.close(self.fd_in)
+        os.close(self.fd_out)
+
+    async def write(self, data: bytes) -> None:
+        """All of ``data``, in pieces a writable pipe takes without blocking."""
+        async with self._lock:
+            view = memoryview(data)
+            while view and not self.gone:
+                await anyio.wait_writable(self.fd_out)
+                try:
+                    written = os.write(self.fd_out, view[:PIPE_BUF])
+                except BrokenPipeError:
+                    self.gone = True  # nobody reads any more: nothing left to answer
+                    return
+                view = view[written:]
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """What the client sends, as it arrives, until it closes its end."""
+        while True:
+            await anyio.wait_readable(self.fd_in)
+            chunk = os.read(self.fd_in, CHUNK)
+            if not chunk:
+                return
+            yield chunk
+
+
+async def lines(wire: Wire) -> AsyncIterator[bytes]:
+    """Each complete line (without its newline); an over-long one is answered with an
+    error as soon as it passes the cap, and the rest of it is read and dropped."""
+    pending = bytearray()
+    skipping = False
+    async for chunk in wire.chunks():
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                break
+            if skipping:
+                skipping = False
+            else:
+                pending += chunk[start:end]
+                yield bytes(pending)
+            pending.clear()
+            start = end + 1
+        if not skipping:
+            pending += chunk[start:]
+            if len(pending) > jsonrpc.MAX_MESSAGE_BYTES:
+                pending.clear()
+                skipping = True
+                await wire.write(_too_long())
+    if pending and not skipping:
+        yield bytes(pending)  # the last message, without a newline, at the end of input
+
+
+def _too_long() -> bytes:
+    size = jsonrpc.MAX_MESSAGE_BYTES // (1024 * 1024)
+    why = f"Invalid Request: a message is longer than {size} MiB; it was skipped"
+    return jsonrpc.error_line(None, jsonrpc.INVALID_REQUEST, why)
+
+
+@asynccontextmanager
+async def stdio_wire() -> AsyncIterator[tuple[Any, Any]]:
+    """``(read, write)`` streams for ``Server.run``, as the SDK's ``stdio_server`` yields."""
+    wire = Wire()
+    read_send: MemoryObjectSendStream[SessionMessage | Exception]
+    read_recv: MemoryObjectReceiveStream[SessionMessage | Exception]
+    read_send, read_recv = anyio.create_memory_object_stream(0)
+    write_send: MemoryObjectSendStream[SessionMessage]
+    write_recv: MemoryObjectReceiveStream[SessionMessage]
+    write_send, write_recv = anyio.create_memory_object_stream(0)
+    reading = anyio.CancelScope()
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_read, reading, wire, read_send)
+            tasks.start_soon(_write, wire, write_recv)
+            yield read_recv, write_send
+            reading.cancel()
+            await write_send.aclose()  # the writer finishes the message it is on, then ends
+    finally:
+        wire.restore()
+
+
+async def _read(
+    scope: anyio.CancelScope,
+    wire: Wire,
+    into: MemoryObjectSendStream[SessionMessage | Exception],
+) -> None:
+    with scope:
+        async with into:
+            await _forward(wire, into)
+
+
+async def _forward(wire: Wire, into: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+    async for line in lines(wire):
+        checked = jsonrpc.check(line)
+        if isinstance(checked, jsonrpc.Rejected):
+            if checked.reply is not None:
+                await wire.write(checked.reply)
+            continue
+        try:
+            message = types.jsonrpc_message_adapter.validate_python(checked.message)
+        except ValidationError:
+            await wire.write(_invalid(checked.message))
+            continue
+        await into.send(SessionMessage(message))
+
+
+def _invalid(message: dict[str, Any]) -> bytes:
+    why = "Invalid Request: not a JSON-RPC request, notification or response MCP knows"
+    return jsonrpc.error_line(message.get("id"), jsonrpc.INVALID_REQUEST, why)
+
+
+async def _write(wire: Wire, queued: MemoryObjectReceiveStream[SessionMessage]) -> None:
+    async with queued:
+        async for session_message in queued:
+            data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+            await wire.write(data.encode("utf-8") + b"\n")

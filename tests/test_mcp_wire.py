@@ -1,0 +1,216 @@
+"""`metapkg mcp` answers every request, caps a message, and stops on a signal (issue 28,
+item 12): the real server in a subprocess, spoken to over its pipes."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from metapkg.metaskills import jsonrpc
+
+WAIT = 20.0  # seconds for an answer; the server starts in ~1.5 s (the MCP SDK's import)
+MIB = 1024 * 1024
+
+
+class McpProcess:
+    def __init__(self, project: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("METAPKG_")}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "metapkg", "mcp"],
+            cwd=project,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.pending = b""
+
+    def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def request(self, message: dict[str, Any]) -> None:
+        self.send(json.dumps(message).encode() + b"\n")
+
+    def answer(self, wait: float = WAIT) -> Any:
+        """The next line the server writes, parsed; fails after ``wait`` seconds."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + wait
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(left, 0))
+            assert ready, f"no answer within {wait} s"
+            chunk = os.read(fd, 65536)
+            assert chunk, "the server closed stdout"
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return json.loads(line)
+
+    def initialize(self) -> None:
+        self.request(
+            {
+                "jsonrpc": "2.0",
+                "id": "init",
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            }
+        )
+        assert self.answer()["id"] == "init"
+        self.request({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def peak_memory(self) -> int:
+        """The server's peak resident memory in bytes (Linux's VmHWM)."""
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        line = next(x for x in status.splitlines() if x.startswith("VmHWM:"))
+        return int(line.split()[1]) * 1024
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpProcess]:
+    project = tmp_path_factory.mktemp("mcp")
+    (project / "metapkg.yaml").write_text("dependencies: {}\n")
+    running = McpProcess(project)
+    try:
+        running.initialize()
+        yield running
+    finally:
+        running.stop()
+
+
+def _call(extra: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "tools/call", **extra}
+
+
+DEEP = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"run_metaskill",'
+DEEP += b'"arguments":{"name":"x","input":{"a":' + b"[" * 50_000 + b"]" * 50_000 + b"}}}}"
+BIG_INT = b'{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"run_metaskill",'
+BIG_INT += b'"arguments":{"name":"x","input":{"n":' + b"7" * 5000 + b"}}}}"
+
+INVALID = [
+    ("no-method", json.dumps({"jsonrpc": "2.0", "id": 1}).encode(), 1, -32600),
+    (
+        "string-params",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": "x"}).encode(),
+        2,
+        -32602,
+    ),
+    (
+        "jsonrpc-1.0",
+        json.dumps({"jsonrpc": "1.0", "id": "v1", "method": "tools/list"}).encode(),
+        "v1",
+        -32600,
+    ),
+    ("50k-deep-arguments", DEEP, 5, -32602),
+    ("5000-digit-int", BIG_INT, "big", -32602),
+    ("not-json", b'{"jsonrpc":"2.0","id":9,', None, -32700),
+    ("not-utf8", b'{"jsonrpc":"2.0","id":10,"method":"\xff"}', None, -32700),
+    ("nan", b'{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"x":NaN}}', None, -32700),
+    (
+        "lone-surrogate",
+        b'{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"\\ud800"}}',
+        12,
+        -32602,
+    ),
+    ("bool-id", b'{"jsonrpc":"2.0","id":true,"method":"tools/list"}', None, -32600),
+    ("unknown-method", b'{"jsonrpc":"2.0","id":13,"method":"no/such"}', 13, -32601),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "found", "code"), [c[1:] for c in INVALID], ids=[c[0] for c in INVALID]
+)
+def test_an_invalid_request_gets_an_error_with_its_id(
+    server: McpProcess, line: bytes, found: object, code: int
+) -> None:
+    server.send(line + b"\n")
+    reply = server.answer()
+    assert reply["id"] == found and reply["error"]["code"] == code, reply
+    server.request({"jsonrpc": "2.0", "id": "after", "method": "tools/list"})
+    assert server.answer()["id"] == "after"  # and the session goes on
+
+
+def test_each_request_of_a_batch_gets_an_error(server: McpProcess) -> None:
+    batch = [
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+        {"jsonrpc": "2.0", "method": "notifications/progress"},  # never answered
+        {"jsonrpc": "2.0", "id": "b", "method": "tools/list"},
+    ]
+    server.send(json.dumps(batch).encode() + b"\n")
+    replies = server.answer()
+    assert [(r["id"], r["error"]["code"]) for r in replies] == [(3, -32600), ("b", -32600)]
+
+
+def test_a_line_over_the_cap_is_answered_and_dropped_not_kept(server: McpProcess) -> None:
+    before = server.peak_memory()
+    piece = b"x" * MIB
+    for _ in range(jsonrpc.MAX_MESSAGE_BYTES // MIB + 1):
+        server.send(piece)
+    reply = server.answer()  # as soon as the cap is passed, not when the line ends
+    assert reply["id"] is None and reply["error"]["code"] == -32600
+    assert "longer than 4 MiB" in reply["error"]["message"]
+    for _ in range(24):  # 24 MiB more of the same line: read and dropped
+        server.send(piece)
+    server.send(b"\n")
+    server.request({"jsonrpc": "2.0", "id": "next", "method": "tools/list"})
+    assert server.answer()["id"] == "next"
+    assert server.peak_memory() - before < 3 * jsonrpc.MAX_MESSAGE_BYTES
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_the_server_while_stdin_stays_open(
+    tmp_path: Path, signum: int, code: int
+) -> None:
+    running = McpProcess(tmp_path)
+    try:
+        running.initialize()
+        running.send(b'{"jsonrpc":"2.0","id":1,')  # half a message, stdin left open
+        started = time.monotonic()
+        running.proc.send_signal(signum)
+        assert running.proc.wait(timeout=10) == code
+        assert time.monotonic() - started < 5
+        assert running.proc.stderr is not None
+        assert f"stopped by {signal.Signals(signum).name}" in running.proc.stderr.read().decode()
+    finally:
+        running.stop()
+
+
+# -- the checks themselves (pure) ---------------------------------------------------------
+
+
+def test_a_valid_request_and_a_response_pass() -> None:
+    request = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}'
+    assert isinstance(jsonrpc.check(request), jsonrpc.Accepted)
+    response = b'{"jsonrpc":"2.0","id":0,"result":{"content":{"type":"text","text":"hi"}}}'
+    assert isinstance(jsonrpc.check(response), jsonrpc.Accepted)
+    assert jsonrpc.check(b"  \r") == jsonrpc.Rejected(None)
+
+
+def test_the_id_of_a_message_too_deep_to_parse_is_found() -> None:
+    text = '{"params":{"a":' + "[" * 3000 + "]" * 3000 + '},"id":"late","method":"m"}'
+    assert jsonrpc.envelope(text) == ("late", True)
+    assert jsonrpc.envelope('{"id":' + "1" * 5000 + "}") == (None, False)
+    assert jsonrpc.envelope('{"x":{"id":1},"id":2}') == (2, False)
