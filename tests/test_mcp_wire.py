@@ -188,10 +188,10 @@ def test_a_signal_stops_the_server_while_stdin_stays_open(
     try:
         running.initialize()
         running.send(b'{"jsonrpc":"2.0","id":1,')  # half a message, stdin left open
-        started = time.monotonic()
         running.proc.send_signal(signum)
+        # Typically 0.1 s; the bound is generous for a loaded machine. Before the fix the
+        # server never ended while stdin was open.
         assert running.proc.wait(timeout=10) == code
-        assert time.monotonic() - started < 5
         assert running.proc.stderr is not None
         assert f"stopped by {signal.Signals(signum).name}" in running.proc.stderr.read().decode()
     finally:

@@ -228,7 +228,6 @@ def serve(root: Path, extra_commands: Sequence[str]) -> int:
     if not stopped_by:
         return 0
     print(f"metapkg mcp: stopped by {signal.Signals(stopped_by[0]).name}", file=sys.stderr)
-    _exit_soon(128 + stopped_by[0])
     return 128 + stopped_by[0]
 
 
@@ -236,6 +235,7 @@ async def _stop_on_signal(scope: anyio.CancelScope, stopped_by: list[int]) -> No
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for signum in signals:
             stopped_by.append(signum)
+            _exit_soon(128 + signum)
             scope.cancel()
             return
 
@@ -245,6 +245,7 @@ def _exit_soon(code: int, grace: float = 2.0) -> None:
     within ``grace`` seconds, the process ends anyway (a stop must not wait on it)."""
 
     def force() -> None:
+        print("metapkg mcp: a metaskill did not stop in time; ending anyway", file=sys.stderr)
         sys.stderr.flush()
         os._exit(code)
 
