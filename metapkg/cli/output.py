@@ -50,8 +50,11 @@ def paint(text: str, style: str, stream: TextIO = sys.stdout) -> str:
 
 
 def print_diagnostics(diagnostics: Iterable[Diagnostic], stream: TextIO | None = None) -> None:
+    """Each finding on a line, at most 20 of one rule in one file (then a count)."""
+    from metapkg.diagnostics import capped
+
     stream = stream or sys.stderr
-    for diagnostic in diagnostics:
+    for diagnostic in capped(diagnostics):
         line = diagnostic.render()
         if use_colour(stream):
             tag = f"{diagnostic.severity}[{diagnostic.rule}]"
