@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from ghfixtures import make_gh
 
 from metapkg import redact
 from metapkg.diagnostics import error
@@ -47,3 +50,16 @@ def test_diagnostics_are_masked_when_printed_and_as_json() -> None:
     found = error("fetch", "https://u:p4ssw0rd-1@h.example/x", "GET https://u:p4ssw0rd-1@h.example")
     assert "p4ssw0rd" not in found.render()
     assert "p4ssw0rd" not in str(found.as_json())
+
+
+def test_verbose_request_lines_mask_a_url_s_userinfo(tmp_path: Path) -> None:
+    """-v prints every request's URL; one with user:password@ in it is shown masked."""
+    for gh in make_gh(tmp_path):
+        gh.repo("acme/tools", {"c1": {"skills": {"a": {}}}})
+        gh.manifest()
+        api = gh.env["METAPKG_GITHUB_API_URL"].replace("://", "://user:s3cr3t-pass-word@", 1)
+        result = gh.run(
+            "add", "acme/tools/skills/a@main", "-v", env={"METAPKG_GITHUB_API_URL": api}
+        )
+        assert "://***@127.0.0.1" in result.err, result.err
+        assert "s3cr3t-pass-word" not in result.out + result.err
