@@ -66,8 +66,8 @@ def capped(
     one line in their place: "... and 19,980 more `dead-link` findings in FILE". A file
     with 20,000 dead links printed 20,000 lines (3.3 MB); the count is what helps."""
     shown: list[Diagnostic] = []
-    seen: dict[tuple[str, str, str], int] = {}
-    summary_at: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[Severity, str, str], int] = {}
+    summary_at: dict[tuple[Severity, str, str], int] = {}
     for diagnostic in diagnostics:
         if diagnostic.omitted:  # already a summary (capped twice)
             shown.append(diagnostic)
