@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import assert_ok, run_cli
 
 from metapkg.metaskills import jsonrpc
 
@@ -58,7 +59,7 @@ class McpProcess:
         line, _, self.pending = self.pending.partition(b"\n")
         return json.loads(line)
 
-    def initialize(self) -> None:
+    def initialize(self, sampling: bool = False) -> None:
         self.request(
             {
                 "jsonrpc": "2.0",
@@ -66,7 +67,7 @@ class McpProcess:
                 "method": "initialize",
                 "params": {
                     "protocolVersion": "2025-06-18",
-                    "capabilities": {},
+                    "capabilities": {"sampling": {}} if sampling else {},
                     "clientInfo": {"name": "test", "version": "1"},
                 },
             }
@@ -214,3 +215,38 @@ def test_the_id_of_a_message_too_deep_to_parse_is_found() -> None:
     assert jsonrpc.envelope(text) == ("late", True)
     assert jsonrpc.envelope('{"id":' + "1" * 5000 + "}") == (None, False)
     assert jsonrpc.envelope('{"x":{"id":1},"id":2}') == (2, False)
+
+
+def _waiting_project(root: Path) -> Path:
+    """A project whose one metaskill asks the client's model, then waits for the answer."""
+    project = root / "project"
+    skill = project / "local" / "wait"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: wait\nscope: mine\ndescription: Waits for an answer.\nversion: 1.0.0\n"
+        "---\n\nInput keys: any.\n"
+    )
+    (skill / "CHANGELOG.md").write_text("# Changelog\n\n## 1.0.0 (2026-05-01)\n\n- First.\n")
+    (skill / "SKILL.star").write_text('def run(input):\n    return ask("hello", {})\n')
+    (project / "metapkg.yaml").write_text(
+        "dependencies:\n  skills:\n    - file:./local/wait\ntrust:\n  metaskills: [mine/*]\n"
+    )
+    env = {"METAPKG_CACHE_DIR": str(root / "cache"), "METAPKG_SHARED_DIR": str(root / "shared")}
+    assert_ok(run_cli("install", cwd=project, env=env))
+    return project
+
+
+def test_a_signal_stops_the_server_while_a_metaskill_runs(tmp_path: Path) -> None:
+    running = McpProcess(_waiting_project(tmp_path))
+    try:
+        running.initialize(sampling=True)
+        arguments = {"name": "wait", "input": {"x": 1}}
+        running.request(
+            _call({"id": 7, "params": {"name": "run_metaskill", "arguments": arguments}})
+        )
+        asked = running.answer()  # the metaskill's ask(), which nobody will answer
+        assert asked["method"] == "sampling/createMessage"
+        running.proc.send_signal(signal.SIGINT)  # Ctrl-C
+        assert running.proc.wait(timeout=10) == 130  # about 1 s on a loaded machine
+    finally:
+        running.stop()
