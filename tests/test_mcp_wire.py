@@ -250,3 +250,51 @@ def test_a_signal_stops_the_server_while_a_metaskill_runs(tmp_path: Path) -> Non
         assert running.proc.wait(timeout=10) == 130  # about 1 s on a loaded machine
     finally:
         running.stop()
+
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+SCRIPT = [INIT, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2}]
+
+
+def _mcp(project: Path, **streams: Any) -> subprocess.CompletedProcess[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METAPKG_")}
+    command = [sys.executable, "-m", "metapkg", "mcp"]
+    return subprocess.run(command, cwd=project, env=env, timeout=60, check=False, **streams)
+
+
+def test_requests_sent_before_stdin_closes_are_all_answered(tmp_path: Path) -> None:
+    script = b"".join(json.dumps(m).encode() + b"\n" for m in SCRIPT)
+    piped = _mcp(tmp_path, input=script, capture_output=True)
+    assert piped.returncode == 0, piped.stderr
+    # Answers come in any order: the invalid message 2 is answered before the SDK's two.
+    assert {json.loads(line)["id"] for line in piped.stdout.splitlines()} == {"init", 1, 2}
+    # From a file into a file: neither can be waited on in the event loop (epoll refuses
+    # regular files), so they are read and written directly.
+    (tmp_path / "in.jsonl").write_bytes(script)
+    with open(tmp_path / "in.jsonl", "rb") as given, open(tmp_path / "out", "wb") as out:
+        filed = _mcp(tmp_path, stdin=given, stdout=out, stderr=subprocess.PIPE)
+    assert filed.returncode == 0, filed.stderr
+    answers = (tmp_path / "out").read_bytes().splitlines()
+    assert {json.loads(line)["id"] for line in answers} == {"init", 1, 2}
+
+
+def test_a_closed_stdin_is_a_usage_error(tmp_path: Path) -> None:
+    closed = subprocess.run(
+        f"exec {sys.executable} -m metapkg mcp <&-",
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert closed.returncode == 2
+    assert b"stdin: error[usage]: stdin is closed" in closed.stderr

@@ -39,7 +39,7 @@ from metapkg.metaskills.askers import AskReply, AskRequest, unanswered
 from metapkg.metaskills.calls import Services
 from metapkg.metaskills.commands import CommandPolicy
 from metapkg.metaskills.limits import LimitError, Limits
-from metapkg.metaskills.mcpwire import stdio_wire
+from metapkg.metaskills.mcpwire import require_stdio, stdio_wire
 from metapkg.metaskills.runner import Project, as_error, load_project
 
 MAX_TOKENS = 8192  # per sampled answer; the host cuts answers at 20,000 characters
@@ -216,6 +216,7 @@ def serve(root: Path, extra_commands: Sequence[str]) -> int:
         on_call_tool=handlers.call_tool,
     )
     stopped_by: list[int] = []
+    require_stdio()
 
     async def main() -> None:
         async with anyio.create_task_group() as tasks:

@@ -20,20 +20,45 @@ from __future__ import annotations
 
 import os
 import select
+import stat
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import mcp_types as types
+from anyio.lowlevel import checkpoint
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from metapkg.diagnostics import UsageError
 from metapkg.metaskills import jsonrpc
 
 CHUNK = 64 * 1024
 PIPE_BUF = select.PIPE_BUF
+
+
+def require_stdio() -> None:
+    """Both ends must be open before serving (``metapkg mcp <&-`` left fd 0 to whatever
+    the process opened next)."""
+    for stream, name in ((sys.stdin, "stdin"), (sys.stdout, "stdout")):
+        if stream is None:
+            raise UsageError.single(
+                "usage",
+                name,
+                f"{name} is closed; `metapkg mcp` speaks MCP over stdin and stdout: start it "
+                f"from an MCP client (a host's MCP config), which opens both",
+            )
+
+
+def _pollable(fd: int) -> bool:
+    """Pipes, sockets and terminals are waited on in the event loop. A regular file or a
+    device such as /dev/null is always ready and cannot be waited on (epoll refuses it),
+    so it is read or written directly."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
 
 
 class Wire:
@@ -42,6 +67,8 @@ class Wire:
     def __init__(self) -> None:
         self.fd_in = os.dup(0)
         self.fd_out = os.dup(1)
+        self.wait_in = _pollable(self.fd_in)
+        self.wait_out = _pollable(self.fd_out)
         os.set_inheritable(self.fd_in, False)
         os.set_inheritable(self.fd_out, False)
         null = os.open(os.devnull, os.O_RDONLY)
@@ -62,7 +89,7 @@ class Wire:
         async with self._lock:
             view = memoryview(data)
             while view and not self.gone:
-                await anyio.wait_writable(self.fd_out)
+                await (anyio.wait_writable(self.fd_out) if self.wait_out else checkpoint())
                 try:
                     written = os.write(self.fd_out, view[:PIPE_BUF])
                 except BrokenPipeError:
@@ -73,11 +100,37 @@ class Wire:
     async def chunks(self) -> AsyncIterator[bytes]:
         """What the client sends, as it arrives, until it closes its end."""
         while True:
-            await anyio.wait_readable(self.fd_in)
+            await (anyio.wait_readable(self.fd_in) if self.wait_in else checkpoint())
             chunk = os.read(self.fd_in, CHUNK)
             if not chunk:
                 return
             yield chunk
+
+
+class Answers:
+    """The client's requests not answered yet. At the end of its input the session stays
+    until each is answered: a client may send its requests and close stdin at once."""
+
+    def __init__(self) -> None:
+        self.waiting: set[str | int] = set()
+        self._changed = anyio.Event()
+
+    def asked(self, message: dict[str, Any]) -> None:
+        if "method" in message and "id" in message:
+            self.waiting.add(message["id"])
+        elif message.get("method") == "notifications/cancelled":  # no answer will come
+            params = message.get("params") or {}
+            self.answered(params.get("requestId"))
+
+    def answered(self, found: object) -> None:
+        if isinstance(found, str | int):
+            self.waiting.discard(found)
+        self._changed.set()
+
+    async def all_answered(self, wire: Wire) -> None:
+        while self.waiting and not wire.gone:
+            self._changed = anyio.Event()
+            await self._changed.wait()
 
 
 async def lines(wire: Wire) -> AsyncIterator[bytes]:
@@ -125,10 +178,11 @@ async def stdio_wire() -> AsyncIterator[tuple[Any, Any]]:
     write_recv: MemoryObjectReceiveStream[SessionMessage]
     write_send, write_recv = anyio.create_memory_object_stream(0)
     reading = anyio.CancelScope()
+    answers = Answers()
     try:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_read, reading, wire, read_send)
-            tasks.start_soon(_write, wire, write_recv)
+            tasks.start_soon(_read, reading, wire, answers, read_send)
+            tasks.start_soon(_write, wire, answers, write_recv)
             yield read_recv, write_send
             reading.cancel()
             await write_send.aclose()  # the writer finishes the message it is on, then ends
@@ -139,14 +193,18 @@ async def stdio_wire() -> AsyncIterator[tuple[Any, Any]]:
 async def _read(
     scope: anyio.CancelScope,
     wire: Wire,
+    answers: Answers,
     into: MemoryObjectSendStream[SessionMessage | Exception],
 ) -> None:
     with scope:
         async with into:
-            await _forward(wire, into)
+            await _forward(wire, answers, into)
+            await answers.all_answered(wire)  # then closing ``into`` ends the session
 
 
-async def _forward(wire: Wire, into: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+async def _forward(
+    wire: Wire, answers: Answers, into: MemoryObjectSendStream[SessionMessage | Exception]
+) -> None:
     async for line in lines(wire):
         checked = jsonrpc.check(line)
         if isinstance(checked, jsonrpc.Rejected):
@@ -158,6 +216,7 @@ async def _forward(wire: Wire, into: MemoryObjectSendStream[SessionMessage | Exc
         except ValidationError:
             await wire.write(_invalid(checked.message))
             continue
+        answers.asked(checked.message)
         await into.send(SessionMessage(message))
 
 
@@ -166,8 +225,13 @@ def _invalid(message: dict[str, Any]) -> bytes:
     return jsonrpc.error_line(message.get("id"), jsonrpc.INVALID_REQUEST, why)
 
 
-async def _write(wire: Wire, queued: MemoryObjectReceiveStream[SessionMessage]) -> None:
+async def _write(
+    wire: Wire, answers: Answers, queued: MemoryObjectReceiveStream[SessionMessage]
+) -> None:
     async with queued:
         async for session_message in queued:
-            data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+            message = session_message.message
+            data = message.model_dump_json(by_alias=True, exclude_unset=True)
             await wire.write(data.encode("utf-8") + b"\n")
+            if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                answers.answered(message.id)
