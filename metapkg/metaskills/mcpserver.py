@@ -220,7 +220,8 @@ def serve(root: Path, extra_commands: Sequence[str]) -> int:
 
     async def main() -> None:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_stop_on_signal, tasks.cancel_scope, stopped_by)
+            if sys.platform != "win32":  # there Ctrl-C raises KeyboardInterrupt: exit 130
+                tasks.start_soon(_stop_on_signal, tasks.cancel_scope, stopped_by)
             async with stdio_wire() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
             tasks.cancel_scope.cancel()

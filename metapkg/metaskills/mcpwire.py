@@ -7,8 +7,9 @@ session, which drops them unanswered, and its blocked thread kept the process al
 after Ctrl-C until stdin closed. This one:
 
 * reads with ``os.read`` once the event loop says stdin is readable (no thread, so a
-  signal ends the loop at once), and caps a message at jsonrpc.MAX_MESSAGE_BYTES: a longer
-  line is answered with an error and skipped to its end, never kept;
+  signal ends the loop at once; _access says how files and Windows differ), and caps a
+  message at jsonrpc.MAX_MESSAGE_BYTES: a longer line is answered with an error and
+  skipped to its end, never kept;
 * checks every line (jsonrpc.check) and answers the invalid ones itself;
 * writes at most PIPE_BUF bytes once stdout is writable, so a client that stops reading
   blocks only this connection's writer, never the event loop;
@@ -24,9 +25,10 @@ import stat
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal
 
 import anyio
+import anyio.to_thread
 import mcp_types as types
 from anyio.lowlevel import checkpoint
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -37,7 +39,7 @@ from metapkg.diagnostics import UsageError
 from metapkg.metaskills import jsonrpc
 
 CHUNK = 64 * 1024
-PIPE_BUF = select.PIPE_BUF
+PIPE_BUF = getattr(select, "PIPE_BUF", 512)  # POSIX's atomic pipe write; 512 at least
 
 
 def require_stdio() -> None:
@@ -53,12 +55,21 @@ def require_stdio() -> None:
             )
 
 
-def _pollable(fd: int) -> bool:
-    """Pipes, sockets and terminals are waited on in the event loop. A regular file or a
-    device such as /dev/null is always ready and cannot be waited on (epoll refuses it),
-    so it is read or written directly."""
+Access = Literal["wait", "direct", "thread"]
+
+
+def _access(fd: int) -> Access:
+    """How to use ``fd`` without blocking the event loop. Pipes, sockets and terminals are
+    waited on in the loop ("wait"). A regular file or a device such as /dev/null is always
+    ready and cannot be waited on (epoll refuses it), so it is used directly. Windows can
+    wait only on sockets: a pipe there is read and written in a worker thread, which a
+    stop abandons (mcpserver.py ends the process 2 s after a signal in any case)."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
+    if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd)):
+        return "direct"
+    if sys.platform == "win32":
+        return "thread"
+    return "wait"
 
 
 class Wire:
@@ -67,8 +78,8 @@ class Wire:
     def __init__(self) -> None:
         self.fd_in = os.dup(0)
         self.fd_out = os.dup(1)
-        self.wait_in = _pollable(self.fd_in)
-        self.wait_out = _pollable(self.fd_out)
+        self.access_in = _access(self.fd_in)
+        self.access_out = _access(self.fd_out)
         os.set_inheritable(self.fd_in, False)
         os.set_inheritable(self.fd_out, False)
         null = os.open(os.devnull, os.O_RDONLY)
@@ -89,19 +100,33 @@ class Wire:
         async with self._lock:
             view = memoryview(data)
             while view and not self.gone:
-                await (anyio.wait_writable(self.fd_out) if self.wait_out else checkpoint())
                 try:
-                    written = os.write(self.fd_out, view[:PIPE_BUF])
+                    written = await self._write_some(view[:PIPE_BUF])
                 except BrokenPipeError:
                     self.gone = True  # nobody reads any more: nothing left to answer
                     return
                 view = view[written:]
 
+    async def _write_some(self, piece: memoryview) -> int:
+        if self.access_out == "thread":
+            return await anyio.to_thread.run_sync(
+                os.write, self.fd_out, piece, abandon_on_cancel=True
+            )
+        await (anyio.wait_writable(self.fd_out) if self.access_out == "wait" else checkpoint())
+        return os.write(self.fd_out, piece)
+
+    async def _read_some(self) -> bytes:
+        if self.access_in == "thread":
+            return await anyio.to_thread.run_sync(
+                os.read, self.fd_in, CHUNK, abandon_on_cancel=True
+            )
+        await (anyio.wait_readable(self.fd_in) if self.access_in == "wait" else checkpoint())
+        return os.read(self.fd_in, CHUNK)
+
     async def chunks(self) -> AsyncIterator[bytes]:
         """What the client sends, as it arrives, until it closes its end."""
         while True:
-            await (anyio.wait_readable(self.fd_in) if self.wait_in else checkpoint())
-            chunk = os.read(self.fd_in, CHUNK)
+            chunk = await self._read_some()
             if not chunk:
                 return
             yield chunk
