@@ -298,3 +298,10 @@ def test_a_closed_stdin_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert closed.returncode == 2
     assert b"stdin: error[usage]: stdin is closed" in closed.stderr
+
+
+def test_a_whole_line_just_over_the_cap_is_refused_too(server: McpProcess) -> None:
+    padding = " " * (jsonrpc.MAX_MESSAGE_BYTES - 30)  # with the message: a little over
+    server.send(b'{"jsonrpc":"2.0","id":"x",' + padding.encode() + b'"method":"ping"}\n')
+    reply = server.answer()
+    assert reply["id"] is None and "longer than 4 MiB" in reply["error"]["message"]

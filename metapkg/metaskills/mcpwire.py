@@ -171,6 +171,8 @@ async def lines(wire: Wire) -> AsyncIterator[bytes]:
                 break
             if skipping:
                 skipping = False
+            elif len(pending) + end - start > jsonrpc.MAX_MESSAGE_BYTES:
+                await wire.write(_too_long())
             else:
                 pending += chunk[start:end]
                 yield bytes(pending)
