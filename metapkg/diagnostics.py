@@ -22,22 +22,30 @@ class Diagnostic:
     path: str
     line: int | None
     message: str
+    omitted: int = 0  # > 0: this line stands for that many findings left out (capped)
 
     def render(self) -> str:
-        """One line for a terminal; control characters from packages are shown, not obeyed."""
+        """One line for a terminal; control characters from packages are shown, not obeyed,
+        and credentials (a URL's user:token@, a token) are masked (metapkg/redact.py)."""
+        from metapkg.redact import redact
         from metapkg.untrusted import printable
 
         where = self.path if self.line is None else f"{self.path}:{self.line}"
-        return printable(f"{where}: {self.severity}[{self.rule}]: {self.message}")
+        return printable(redact(f"{where}: {self.severity}[{self.rule}]: {self.message}"))
 
     def as_json(self) -> dict[str, object]:
-        return {
+        from metapkg.redact import redact
+
+        found: dict[str, object] = {
             "severity": self.severity,
             "rule": self.rule,
-            "path": self.path,
+            "path": redact(self.path),
             "line": self.line,
-            "message": self.message,
+            "message": redact(self.message),
         }
+        if self.omitted:
+            found["omitted"] = self.omitted
+        return found
 
 
 def error(rule: str, path: str, message: str, line: int | None = None) -> Diagnostic:
@@ -48,6 +56,37 @@ def warning(rule: str, path: str, message: str, line: int | None = None) -> Diag
     return Diagnostic("warning", rule, path, line, message)
 
 
+SHOWN_PER_RULE_AND_FILE = 20
+
+
+def capped(
+    diagnostics: Iterable[Diagnostic], limit: int = SHOWN_PER_RULE_AND_FILE
+) -> list[Diagnostic]:
+    """At most ``limit`` findings of one rule in one file, in their order; the rest become
+    one line in their place: "... and 19,980 more `dead-link` findings in FILE". A file
+    with 20,000 dead links printed 20,000 lines (3.3 MB); the count is what helps."""
+    shown: list[Diagnostic] = []
+    seen: dict[tuple[Severity, str, str], int] = {}
+    summary_at: dict[tuple[Severity, str, str], int] = {}
+    for diagnostic in diagnostics:
+        if diagnostic.omitted:  # already a summary (capped twice)
+            shown.append(diagnostic)
+            continue
+        key = (diagnostic.severity, diagnostic.rule, diagnostic.path)
+        count = seen[key] = seen.get(key, 0) + 1
+        if count <= limit:
+            shown.append(diagnostic)
+        elif count == limit + 1:
+            summary_at[key] = len(shown)
+            shown.append(diagnostic)  # replaced below, once the count is known
+    for key, index in summary_at.items():
+        severity, rule, path = key
+        more = seen[key] - limit
+        message = f"... and {more:,} more `{rule}` findings in {path} (the first {limit} shown)"
+        shown[index] = Diagnostic(severity, rule, path, None, message, omitted=more)
+    return shown
+
+
 class MetapkgError(Exception):
     """Base of every error metapkg raises on purpose; exit code 1 unless a subclass says."""
 
@@ -55,7 +94,7 @@ class MetapkgError(Exception):
 
     def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
         self.diagnostics = tuple(diagnostics)
-        super().__init__("\n".join(d.render() for d in self.diagnostics))
+        super().__init__("\n".join(d.render() for d in capped(self.diagnostics)))
 
     @classmethod
     def single(cls, rule: str, path: str, message: str, line: int | None = None) -> MetapkgError:

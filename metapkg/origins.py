@@ -21,11 +21,14 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import unquote
 
+from metapkg.redact import redact
+
 ACCEPTED_FORMS = "https://github.com/<owner>/<repo>/tree/<ref>[/<path>] or file:<absolute-path>"
 
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 _DRIVE = re.compile(r"^/?([A-Za-z]):[/\\]")
+_USERINFO = re.compile(r"^[a-z][a-z0-9+.-]*://[^/?#]*@", re.IGNORECASE)
 
 
 class OriginSyntaxError(ValueError):
@@ -151,13 +154,26 @@ def parse_origin(text: object, base_dir: Path | None = None) -> Origin:
         return _parse_file(stripped, base_dir)
     if stripped.lower().startswith(("https://", "http://")):
         return _parse_github(stripped)
-    raise OriginSyntaxError(f"unsupported origin {text!r}; use {ACCEPTED_FORMS}")
+    raise OriginSyntaxError(f"unsupported origin {redact(text)!r}; use {ACCEPTED_FORMS}")
+
+
+def refuse_credentials(text: str) -> None:
+    """A URL with ``user:TOKEN@`` in it is refused, and the message shows it masked: the
+    token would otherwise be written into metapkg.yaml, the lock and every error."""
+    if _USERINFO.match(text.strip()):
+        raise OriginSyntaxError(
+            f"{redact(text)!r} has a user name or token in it (user:TOKEN@); metapkg never "
+            f"keeps credentials in a source: remove them from the URL and set GITHUB_TOKEN "
+            f"or run `metapkg auth login`"
+        )
 
 
 def _parse_github(text: str) -> GitHubOrigin:
     def bad(why: str) -> OriginSyntaxError:
-        return OriginSyntaxError(f"invalid GitHub origin {text!r}: {why}; use {ACCEPTED_FORMS}")
+        shown = redact(text)
+        return OriginSyntaxError(f"invalid GitHub origin {shown!r}: {why}; use {ACCEPTED_FORMS}")
 
+    refuse_credentials(text)
     if "?" in text or "#" in text:
         raise bad("query strings and fragments are not allowed")
     scheme, _, rest = text.partition("://")

@@ -27,8 +27,10 @@ from metapkg.origins import (
     Origin,
     OriginSyntaxError,
     parse_origin,
+    refuse_credentials,
     split_range,
 )
+from metapkg.redact import redact
 
 _SHORT = re.compile(
     r"^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?P<repo>[A-Za-z0-9._-]{1,100})"
@@ -88,6 +90,10 @@ def parse_source(text: str, base: Path) -> Source:
             return Source(parse_origin(path, base), range=spec, written=path)
         except OriginSyntaxError as exc:
             raise SourceError(str(exc)) from None
+    try:
+        refuse_credentials(raw)
+    except OriginSyntaxError as exc:
+        raise SourceError(str(exc)) from None
     if raw.startswith("github:"):
         raw = raw[len("github:") :]
     for pattern in (_WEB, _SSH):
@@ -100,7 +106,7 @@ def parse_source(text: str, base: Path) -> Source:
         return Source(
             None, match.group("owner"), match.group("repo"), path, match.group("ref"), spec
         )
-    raise SourceError(f"{text!r} is not a source metapkg understands; use {FORMS}")
+    raise SourceError(f"{redact(text)!r} is not a source metapkg understands; use {FORMS}")
 
 
 def _github(owner: str, repo: str, parts: dict[str, str | None], spec: str | None) -> Source:

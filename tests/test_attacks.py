@@ -207,6 +207,10 @@ def _attack(
             assert text not in done.out, shown
         for text in expect.get("stdout_has", []):
             assert text in done.out, shown
+        for text in expect.get("stderr_has", []):
+            assert text in done.err, shown
+        size = len((done.out + done.err).encode())
+        assert size <= expect.get("output_max_bytes", size), f"{args}: {size:,} bytes of output"
         for text in expect.get("output_lacks", []):  # stdout and stderr
             assert text not in done.out + done.err, shown
         for text in expect.get("output_has", []):

@@ -14,13 +14,18 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import ghfixtures
 import pytest
 from conftest import CATALOGS, FIXTURES, Run, file_origin, git, run_cli
+from ghfixtures import make_gh, origin
 
 from fixture_server import FixtureGitHub
+from metapkg.diff.compare import compare, with_alerts
+from metapkg.lock import format as lockfmt
 
 GH = "https://github.com"
 ALL_ALERTS = {
@@ -399,3 +404,96 @@ def test_a_changelog_that_is_not_utf8_is_shown_as_unavailable(tmp_path: Path) ->
     lock = graph_locks.lock([new], [new.key])
     [change] = attach(compare(None, lock), lock, tmp_path, offline=True)
     assert change.changelog.unavailable == "CHANGELOG.md is not UTF-8 text"
+
+
+# -- every field of an MCP server that changes what runs raises the alert (issue 28) ----
+
+
+@pytest.fixture
+def gh(tmp_path: Path) -> Iterator[ghfixtures.GH]:
+    yield from make_gh(tmp_path)
+
+
+def test_a_github_mcp_whose_only_change_is_cwd_raises_the_alert(gh: ghfixtures.GH) -> None:
+    fqn = "io.acme/srv"
+    shas = gh.repo("acme/servers", {"c1": {"mcps": {fqn: {"cwd": "${workspaceDir}"}}}})
+    gh.manifest(mcps=[origin("acme/servers", "main", "mcps/io.acme_srv.json")])
+    assert gh.install().code == 0
+    before = gh.project / "lock1.yaml"
+    shutil.copy(gh.project / "metapkg.lock", before)
+    gh.commit("acme/servers", "c2", {"mcps": {fqn: {"cwd": "${workspaceDir}/../elsewhere"}}})
+    gh.server.set_branch("acme", "servers", "main", "c2")
+    updated = gh.run("update")
+    assert updated.code == 0, updated.err
+    assert json.loads((gh.project / ".mcp.json").read_text())["mcpServers"][fqn]["cwd"].endswith(
+        "/../elsewhere"
+    )  # the new cwd reaches the host's config ...
+    result = gh.run("diff", str(before), "metapkg.lock", "--fail-on", "any")
+    assert result.code == 1, result.out  # ... so review must stop on it
+    assert f"[mcp-command-changed] MCP server {fqn} changed cwd; now runs: npx -y srv@1" in (
+        result.out
+    )
+    assert shas["c1"] != gh.sha("acme/servers", "main")
+
+
+def _mcp_lock(server: dict[str, object]) -> lockfmt.Lockfile:
+    package = lockfmt.LockedPackage(
+        "mcp", "io.acme/srv", None, "https://github.com/acme/s/tree/main/mcps/io.acme_srv.json",
+        "a" * 40, "sha256-" + str(len(json.dumps(server, sort_keys=True))), server=server,
+    )  # fmt: skip
+    return lockfmt.Lockfile((), (), (), (), (package,))
+
+
+def _alert_fields(before: dict[str, object], after: dict[str, object]) -> list[str]:
+    (change,) = compare(_mcp_lock(before), _mcp_lock(after))
+    return [a.message for a in with_alerts(change).alerts if a.id == "mcp-command-changed"]
+
+
+BASE_SERVER: dict[str, object] = {
+    "type": "stdio", "command": "npx", "args": ["-y", "srv@1"], "env": {"A": "1"},
+    "cwd": "${workspaceDir}", "url": "https://mcp.example/x", "headers": {"X": "1"},
+    "timeout": 10, "trust": False,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("command", "node"),
+        ("args", ["-y", "srv@2"]),
+        ("args", ["srv@1", "-y"]),  # the same arguments in another order
+        ("env", {"A": "2"}),
+        ("env", {"A": "1", "NODE_OPTIONS": "--require /tmp/x.js"}),
+        ("cwd", "/tmp"),
+        ("url", "https://evil.example/x"),
+        ("headers", {"X": "2"}),
+        ("type", "sse"),
+        ("timeout", 0),
+        ("trust", True),
+        ("trust", 0),  # 0 is not false to a host, whatever Python's 0 == False says
+        ("envFile", "${workspaceDir}/.env"),  # a key no host of ours writes yet
+        ("autoApprove", ["*"]),
+    ],
+)
+def test_every_field_that_changes_what_runs_raises_the_alert(field: str, value: object) -> None:
+    after = {**BASE_SERVER, field: value}
+    (message,) = _alert_fields(BASE_SERVER, after)
+    assert f"changed {field};" in message
+
+
+@pytest.mark.parametrize("field", ["cwd", "env", "url", "headers", "timeout"])
+def test_a_removed_field_raises_the_alert(field: str) -> None:
+    after = {k: v for k, v in BASE_SERVER.items() if k != field}
+    (message,) = _alert_fields(BASE_SERVER, after)
+    assert f"changed {field};" in message
+
+
+def test_descriptive_fields_alone_raise_no_alert() -> None:
+    after = {**BASE_SERVER, "description": "now with more tools", "title": "Srv"}
+    assert _alert_fields(BASE_SERVER, after) == []
+
+
+def test_the_message_names_every_changed_field() -> None:
+    after = {**BASE_SERVER, "cwd": "/", "env": {}, "command": "sh"}
+    (message,) = _alert_fields(BASE_SERVER, after)
+    assert "changed command, cwd, env; now runs: sh -y srv@1" in message

@@ -17,6 +17,7 @@ from metapkg.diagnostics import ManifestError, MetapkgError, UsageError, error
 from metapkg.lock import format as lockfmt
 from metapkg.origins import FileOrigin, GitHubOrigin, Origin, parse_origin
 from metapkg.packages.models import Kind
+from metapkg.redact import redact
 from metapkg.sources_input import Source, SourceError, canonical, parse_source
 from metapkg.textio import read_utf8, write_atomic
 
@@ -120,7 +121,7 @@ def add(
             try:
                 source = parse_source(given, project)
             except SourceError as exc:
-                raise UsageError([error("origin", given, str(exc))]) from None
+                raise UsageError([error("origin", redact(given), str(exc))]) from None
             for found_kind, origin in finder.packages(source, kind, choice):
                 entry = canonical(source, origin)
                 edited = manifest.with_added(text, path, found_kind, entry)
@@ -161,6 +162,8 @@ class _Finder:
         self, source: Source, kind: Kind | None, choice: Choice
     ) -> list[tuple[Kind, Origin]]:
         origin = source.origin or source.at(source.ref or self._default_branch(source))
+        if origin.local is not None:
+            _require_local(origin.local)
         if kind is not None:
             return [(kind, origin)]
         if origin.local is not None:
@@ -198,6 +201,30 @@ class _Finder:
             for f in found
             if f.path.name in chosen
         ]
+
+
+def _require_local(path: Path) -> None:
+    """A local source that is not there is an error naming it (exit 1, as when install
+    meets it), not a traceback."""
+    try:
+        is_folder = path.is_dir()
+        exists = is_folder or path.exists()
+    except OSError as exc:  # a name too long, a folder we may not look into
+        raise MetapkgError.single("origin", str(path), f"cannot be read: {exc.strerror}") from None
+    if not exists:
+        raise MetapkgError.single(
+            "origin",
+            str(path),
+            "no such folder or file; check the path (a relative path counts from the "
+            "project folder; white space around a source, tabs included, is ignored)",
+        )
+    if not is_folder and path.suffix != ".json":
+        raise MetapkgError.single(
+            "origin",
+            str(path),
+            "is a file, not a package; give the folder that holds SKILL.md or AGENTS.md, "
+            "or an MCP server's .json file",
+        )
 
 
 def _chosen(origin: Origin, names: list[str], choice: Choice) -> set[str]:

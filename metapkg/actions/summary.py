@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from metapkg.diagnostics import Diagnostic
+from metapkg.diagnostics import Diagnostic, capped
 from metapkg.packages.models import Kind, label
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class Summary:
             "lock_changed": self.lock_changed,
             "lock_written": self.lock_written,
             "notes": list(self.notes),
-            "diagnostics": [d.as_json() for d in self.warnings],
+            "diagnostics": [d.as_json() for d in capped(self.warnings)],
         }
 
 

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return _list_rules(args.json)
     from metapkg.actions.check import check
     from metapkg.cli.output import paint, print_diagnostics
+    from metapkg.diagnostics import capped
     from metapkg.profiles.registry import rule
 
     profiles = list(dict.fromkeys(args.profile or ["metaagents"]))
@@ -60,11 +61,13 @@ def run(args: argparse.Namespace) -> int:
         payload = {
             "ok": report.errors == 0,
             "profiles": profiles,
-            "diagnostics": [_as_json(d.as_json(), rule(d.rule)) for d in report.diagnostics],
+            "diagnostics": [
+                _as_json(d.as_json(), rule(d.rule)) for d in capped(report.diagnostics)
+            ],
         }
         print(json.dumps(payload, indent=2))
         return 1 if report.errors else 0
-    shown = [d for d in report.diagnostics if not args.quiet or d.severity == "error"]
+    shown = capped(d for d in report.diagnostics if not args.quiet or d.severity == "error")
     print_diagnostics(shown, sys.stdout)
     if args.verbose:
         for d in shown:

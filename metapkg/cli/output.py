@@ -1,10 +1,14 @@
-"""Terminal output: diagnostics, summaries, colour only on a terminal that wants it."""
+"""Terminal output: diagnostics, summaries, colour only on a terminal that wants it.
+
+Everything printed here passes through redact (no credential reaches a terminal or a log)
+and printable (no control character from a package is obeyed)."""
 
 from __future__ import annotations
 
 import os
 import sys
 
+from metapkg.redact import redact
 from metapkg.untrusted import printable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
@@ -46,8 +50,11 @@ def paint(text: str, style: str, stream: TextIO = sys.stdout) -> str:
 
 
 def print_diagnostics(diagnostics: Iterable[Diagnostic], stream: TextIO | None = None) -> None:
+    """Each finding on a line, at most 20 of one rule in one file (then a count)."""
+    from metapkg.diagnostics import capped
+
     stream = stream or sys.stderr
-    for diagnostic in diagnostics:
+    for diagnostic in capped(diagnostics):
         line = diagnostic.render()
         if use_colour(stream):
             tag = f"{diagnostic.severity}[{diagnostic.rule}]"
@@ -58,18 +65,18 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], stream: TextIO | None =
 def status(message: str, quiet: bool = False) -> None:
     """Progress and summaries go to stderr, so stdout stays data."""
     if not quiet:
-        print(printable(message), file=sys.stderr)
+        print(printable(redact(message)), file=sys.stderr)
 
 
 def say(text: str) -> None:
     """A line of data on stdout; control characters from packages are shown, not obeyed."""
-    print(printable(text))
+    print(printable(redact(text)))
 
 
 def table(rows: Sequence[Sequence[str]]) -> None:
     """Rows of data on stdout in columns two spaces apart; the last column is not padded.
     Cells are measured as shown (a control character takes four columns: ``\\x1b``)."""
-    shown = [[printable(cell) for cell in row] for row in rows]
+    shown = [[printable(redact(cell)) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in shown) for i in range(len(shown[0]) - 1)]
     for row in shown:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from metapkg import events, settings
 from metapkg.cli.output import use_colour
+from metapkg.redact import redact
 from metapkg.untrusted import printable
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class Lines:
 
     def write(self, line: str) -> None:
         with self._lock:
-            print(printable(line), file=self.stream, flush=True)
+            print(printable(redact(line)), file=self.stream, flush=True)
 
     def line(self, event: events.Event) -> str | None:
         thread = threading.get_ident()
@@ -119,7 +120,7 @@ class Live:
             if self.lines is not None:
                 line = self.lines.line(event)
                 if line is not None:
-                    progress.console.print(printable(line), markup=False, highlight=False)
+                    progress.console.print(printable(redact(line)), markup=False, highlight=False)
 
     def _start(self) -> Progress:
         from rich.console import Console

@@ -10,7 +10,8 @@ alerts are shown highest severity first, then by package:
     new-metaskill                 a skill now ships an executable metaskill program
     metaskill-changed             a skill's metaskill program changed (or was renamed)
     new-mcp                       a new MCP server will be configured
-    mcp-command-changed           what an MCP server runs changed (any field but its name)
+    mcp-command-changed           what an MCP server runs changed (any field of its config
+                                  but the descriptive _meta, description, title)
     hidden-unicode                an added line holds invisible or bidirectional characters
     origin-moved                  a package now comes from another repository
     medium
@@ -30,6 +31,7 @@ alerts are shown highest severity first, then by package:
 from __future__ import annotations
 
 import dataclasses
+import json
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -267,8 +269,11 @@ def _code_alerts(
     if change.kind == "mcp" and a is None:
         message = f"new MCP server {change.fqn} will run: {_command(b.server)}"
         found.append(Alert("new-mcp", message))
-    if change.kind == "mcp" and a is not None and _runs(a.server) != _runs(b.server):
-        message = f"MCP server {change.fqn} now runs: {_command(b.server)}"
+    changed = _runs_changed(a.server, b.server) if change.kind == "mcp" and a else ()
+    if changed:
+        message = (
+            f"MCP server {change.fqn} changed {', '.join(changed)}; now runs: {_command(b.server)}"
+        )
         found.append(Alert("mcp-command-changed", message))
     return found
 
@@ -286,10 +291,28 @@ def _origin_alerts(
     return found
 
 
-def _runs(server: Any) -> Any:
-    if not isinstance(server, dict):
+# The only fields of an MCP server config that change nothing about what runs. Everything
+# else is compared (command, args, env, cwd, url, headers, type, and any key a host may
+# read: envFile, timeout, trust, autoApprove, disabled, ...): a list of fields to compare
+# would miss the next one a host learns to read.
+DESCRIPTIVE_SERVER_FIELDS = frozenset({"_meta", "description", "title"})
+
+
+def _runs_changed(before: Any, after: Any) -> tuple[str, ...]:
+    """The fields of an MCP server config that differ in a way that changes what runs
+    (sorted; ``("server",)`` when either side is not a config object at all)."""
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return () if before == after else ("server",)
+    names = (before.keys() | after.keys()) - DESCRIPTIVE_SERVER_FIELDS
+    return tuple(sorted(n for n in names if _exact(before, n) != _exact(after, n)))
+
+
+def _exact(server: dict[str, Any], name: str) -> str | None:
+    """A field's value as canonical JSON: ``true`` and ``1`` differ here, as they do for a
+    host, where Python's ``True == 1`` would hide the change."""
+    if name not in server:
         return None
-    return {k: server.get(k) for k in ("command", "args", "env", "url", "headers")}
+    return json.dumps(server[name], sort_keys=True, default=repr)
 
 
 def _command(server: Any) -> str:

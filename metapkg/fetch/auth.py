@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from metapkg import redact
+
 SERVICE = "metapkg"
 ACCOUNT = "github"
 ENV_VARS = ("GITHUB_TOKEN", "GH_TOKEN")
@@ -45,6 +47,7 @@ def checked(value: str, source: str) -> Token:
             f"the GitHub token from {source} contains a space, line break, control or "
             f"non-ASCII character; set it to the token alone"
         )
+    redact.remember(value)  # masked in every message from now on, whatever its shape
     return Token(value, source)
 
 

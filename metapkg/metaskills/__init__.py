@@ -10,7 +10,10 @@
     envelope.py          return normalisation, the result envelope, truncation
     limits.py            budgets and their bounds
     runtimes.py          language registry; starlark_runtime.py is the one entry
-    mcpserver.py         `metapkg mcp` (the only module that imports the MCP SDK)
+    mcpserver.py         `metapkg mcp`: the tools (with mcpwire.py, the only modules that
+                         import the MCP SDK)
+    mcpwire.py           its stdio transport: bounded lines, signals, fd 0/1 moved aside
+    jsonrpc.py           each incoming line checked; the JSON-RPC error for a bad one
 
 The interpreter is starlark-pyo3; starlark_runtime.py says why. Nothing here is imported
 unless a metaskill is run or checked.

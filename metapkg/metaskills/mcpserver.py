@@ -13,11 +13,15 @@ project is re-read on every call, so a new ``metapkg install`` is picked up at o
 program runs in a worker thread (the host blocks on its child process); an ask hops back
 to the event loop for the sampling round trip.
 
-The SDK is imported only here, when the command runs: it is heavy (about 1.5 s).
+The SDK is imported only here and in mcpwire.py (the stdio transport, which checks every
+message before the SDK sees it), when the command runs: it is heavy (about 1.5 s).
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +32,6 @@ import anyio.from_thread
 import anyio.to_thread
 from mcp import types
 from mcp.server import Server, ServerRequestContext
-from mcp.server.stdio import stdio_server
 
 from metapkg import __version__
 from metapkg.diagnostics import MetapkgError
@@ -36,6 +39,7 @@ from metapkg.metaskills.askers import AskReply, AskRequest, unanswered
 from metapkg.metaskills.calls import Services
 from metapkg.metaskills.commands import CommandPolicy
 from metapkg.metaskills.limits import LimitError, Limits
+from metapkg.metaskills.mcpwire import require_stdio, stdio_wire
 from metapkg.metaskills.runner import Project, as_error, load_project
 
 MAX_TOKENS = 8192  # per sampled answer; the host cuts answers at 20,000 characters
@@ -200,6 +204,7 @@ class MetaskillServer:
 
 
 def serve(root: Path, extra_commands: Sequence[str]) -> int:
+    """Serve until the client closes stdin (exit 0) or a SIGINT/SIGTERM (130/143)."""
     handlers = MetaskillServer(root, extra_commands)
     server: Server[Any] = Server(
         "metapkg",
@@ -210,10 +215,42 @@ def serve(root: Path, extra_commands: Sequence[str]) -> int:
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
     )
+    stopped_by: list[int] = []
+    require_stdio()
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        async with anyio.create_task_group() as tasks:
+            if sys.platform != "win32":  # there Ctrl-C raises KeyboardInterrupt: exit 130
+                tasks.start_soon(_stop_on_signal, tasks.cancel_scope, stopped_by)
+            async with stdio_wire() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            tasks.cancel_scope.cancel()
 
     anyio.run(main)
-    return 0
+    if not stopped_by:
+        return 0
+    print(f"metapkg mcp: stopped by {signal.Signals(stopped_by[0]).name}", file=sys.stderr)
+    return 128 + stopped_by[0]
+
+
+async def _stop_on_signal(scope: anyio.CancelScope, stopped_by: list[int]) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            stopped_by.append(signum)
+            _exit_soon(128 + signum)
+            scope.cancel()
+            return
+
+
+def _exit_soon(code: int, grace: float = 2.0) -> None:
+    """A metaskill's worker thread, told to stop, normally ends at once; if it does not
+    within ``grace`` seconds, the process ends anyway (a stop must not wait on it)."""
+
+    def force() -> None:
+        print("metapkg mcp: a metaskill did not stop in time; ending anyway", file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(code)
+
+    timer = threading.Timer(grace, force)
+    timer.daemon = True
+    timer.start()

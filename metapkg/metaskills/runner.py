@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from metapkg import manifest as manifest_file
-from metapkg.diagnostics import MetapkgError
+from metapkg.diagnostics import MetapkgError, capped
 from metapkg.manifest import Manifest
 from metapkg.metaskills.calls import Services
 from metapkg.metaskills.host import Program, execute
@@ -99,7 +99,7 @@ def load_project(root: Path) -> Project:
 
 
 def as_error(exc: MetapkgError) -> str:
-    return "error: " + "; ".join(d.render() for d in exc.diagnostics)
+    return "error: " + "; ".join(d.render() for d in capped(exc.diagnostics))
 
 
 def _input_required(name: str, instructions: str) -> str:
