@@ -84,5 +84,7 @@ def _targets(path: Path, display: str) -> tuple[list[Target], list[Diagnostic], 
             return [Target(path, display, "mcp", path.stem)], [], []
         return [], [], []
     found = discover(path, display)
-    targets = [Target(f.path, f.display, f.kind, f.path.name) for f in found.packages]
+    # A publisher's root agent beside other packages is judged too (add passes it over).
+    every = [*found.set_aside, *found.packages]
+    targets = [Target(f.path, f.display, f.kind, f.path.name) for f in every]
     return targets, found.layout, found.notes
