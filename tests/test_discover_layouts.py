@@ -5,6 +5,7 @@ tests/test_repo_layouts.py runs the same layouts through `metapkg add`."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,13 @@ def test_a_metaagents_agent_has_a_name_and_a_description(
     path = tmp_path / "AGENTS.md"
     path.write_text(text)
     assert metaagents_agent(path) == name
+
+
+def test_a_root_agent_file_beside_skills_is_set_aside_in_a_repository(tmp_path: Path) -> None:
+    shutil.copy(FIXTURES / "agent3md" / "pass-cycle.3md", tmp_path / "agent.3md")
+    make_skill(tmp_path, "helper")
+    found = discover(tmp_path, ".", repository=True)
+    assert [f.display for f in found.packages] == ["skills/helper"]
+    assert [f.display for f in found.set_aside] == ["."]
+    # check of the folder (not as a repository): the .3md folder is the agent
+    assert _shown(tmp_path, repository=False) == ["."]

@@ -138,7 +138,7 @@ def test_a_root_agents_md_with_frontmatter_beside_skills_is_set_aside(tmp_path: 
     # add takes only the skills; check judges the agent too (publishers see its findings)
     assert [(f.kind, f.display) for f in found.packages] == [("skill", "skills/helper")]
     assert [(f.kind, f.display) for f in found.set_aside] == [("agent", ".")]
-    assert "add it by its own URL with --kind agent" in found.notes[0]
+    assert "with --kind agent" in found.notes[0]
 
 
 def test_a_bucket_folder_is_checked_as_a_bucket() -> None:

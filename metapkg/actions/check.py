@@ -14,8 +14,9 @@ from metapkg.profiles import registry
 from metapkg.profiles.base import Target
 
 NOTHING_FOUND = (
-    "no package found: metapkg looks for <name>/SKILL.md folders (under skills/, its "
-    "dot-folders such as skills/.curated/, or at the top level), agents/<name>/AGENTS.md, "
+    "no package found: metapkg looks for <name>/SKILL.md folders (under skills/ and its "
+    "category and dot folders, .claude/skills/ and the other hosts' skill folders, "
+    "plugins/<plugin>/skills/, or at the top level), agents/<name>/AGENTS.md, "
     "mcps/<namespace>_<short>.json, or a SKILL.md / AGENTS.md in this folder"
 )
 

@@ -41,7 +41,12 @@ def choose(
     if choice.every:
         for name, founds in same.items():
             for one in founds:
-                skip(warning("duplicate-name", where(one), _ambiguous(name, founds, where)))
+                others = ", ".join(where(f) for f in founds if f is not one)
+                message = (
+                    f"not added: {len(founds)} different packages here are named {name} (also "
+                    f"{others}); add the one you want by its URL (metapkg add URL)"
+                )
+                skip(warning("duplicate-name", where(one), message))
         return [f for f in packages if f.label not in same]
     if choice.names:
         return _named(source, packages, choice.names, where)

@@ -12,7 +12,6 @@ from metapkg.cli.output import print_diagnostics, status
 
 if TYPE_CHECKING:
     from metapkg.actions.install import InstallReport
-    from metapkg.diagnostics import Diagnostic
 
 
 class AddCommand(InstallingCommand):
@@ -62,7 +61,6 @@ class AddCommand(InstallingCommand):
         origins = [given_source(args, text) for text in args.origins]
         reports: list[InstallReport] = []
         added: list[str] = []
-        skipped: list[Diagnostic] = []
 
         def action() -> InstallReport:
             then_install = self.after_edit(args, reports)
@@ -75,10 +73,9 @@ class AddCommand(InstallingCommand):
                     args.offline,
                     choice,
                     args.dry_run,
-                    on_skip=skipped.append,
+                    on_skip=lambda skipped: print_diagnostics([skipped]),
                 )
             )
-            print_diagnostics(skipped)
             return reports[0]
 
         self.report(args, action, lambda: {"added": added})

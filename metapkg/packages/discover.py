@@ -4,7 +4,8 @@ Looked at, in order:
 
 * a folder with SKILL.md is one skill (everything under it, scripts/, references/ and
   even folders of its own with SKILL.md, is its files), and a folder with ``<name>.3md``
-  (or ``agent.3md``) and no AGENTS.md one agent;
+  (or ``agent.3md``) and no AGENTS.md one agent (at a repository's root, such a file is
+  the folder's own agent, last below);
 * a folder named ``agents``, ``skills`` or ``mcps`` is that bucket of a catalog;
 * the catalog buckets ``agents/<name>/AGENTS.md``, ``skills/<name>/SKILL.md`` and
   ``mcps/<file>.json``, with group folders inside a bucket: dot-folders such as
@@ -17,14 +18,15 @@ Looked at, in order:
 * skills at the top level (``<name>/SKILL.md``); and when none of the folders above
   exists, skills in group folders below the top (``<group>/<name>/SKILL.md``, deeper
   too, within ``MAX_GROUPS``);
-* the folder's own AGENTS.md (a file or a link), last (``_own_agents_md``). It is an
-  agent package only when nothing else was found, and then, at the root of a repository
-  (``repository=True``, how ``add`` looks at one), only when it opens with MetaAgents
-  frontmatter (``name`` and ``description``); otherwise it is the repository's
-  instructions for agents working on it (AGENTS.md, ``CLAUDE.md -> AGENTS.md``), noted
-  and passed over, never a package that could stand in the way of the others. A
-  MetaAgents AGENTS.md or ``.3md`` beside other packages is ``set_aside``: ``check``
-  judges it, ``add`` takes it only by its own URL with ``--kind agent``.
+* the folder's own AGENTS.md (a file or a link) or ``.3md`` agent, last
+  (``_own_agent``). It is an agent package only when nothing else was found, and then,
+  at the root of a repository (``repository=True``, how ``add`` looks at one), only a
+  ``.3md`` or an AGENTS.md that opens with MetaAgents frontmatter (``name`` and
+  ``description``); any other AGENTS.md there is the repository's instructions for
+  agents working on it (AGENTS.md, ``CLAUDE.md -> AGENTS.md``), noted and passed over,
+  never a package that could stand in the way of the others. A MetaAgents AGENTS.md or a
+  ``.3md`` beside other packages is ``set_aside``: ``check`` judges it, ``add`` takes it
+  only by the URL of its folder with ``--kind agent``.
 
 A package reachable two ways (``.claude/skills`` a link to ``skills``, an identical copy
 in two host folders) is found once. Two different packages with one name are both kept
@@ -96,7 +98,8 @@ def discover(root: Path, display: str, *, repository: bool = False) -> Discovery
     if (root / MANIFEST_FILES["skill"]).is_file():
         walk.add(root, display, "skill")
         return result
-    if not (root / MANIFEST_FILES["agent"]).exists() and detect_kind(root) == "agent":
+    alone = not repository and not (root / MANIFEST_FILES["agent"]).exists()
+    if alone and detect_kind(root) == "agent":
         walk.add(root, display, "agent")  # a <name>.3md agent folder
         return result
     if root.resolve().name in BUCKETS:  # `metapkg check skills/`: the bucket itself
@@ -106,7 +109,7 @@ def discover(root: Path, display: str, *, repository: bool = False) -> Discovery
     homes = walk.homes(root, display)
     walk.top_level(root, display, groups=0 if homes else MAX_GROUPS)
     _collapse_copies(result)
-    _own_agents_md(root, display, result, repository)
+    _own_agent(root, display, result, repository)
     return result
 
 
@@ -261,27 +264,29 @@ def _collapse_copies(result: Discovery) -> None:
                 )
 
 
-def _own_agents_md(root: Path, display: str, result: Discovery, repository: bool) -> None:
+def _own_agent(root: Path, display: str, result: Discovery, repository: bool) -> None:
     """The folder's own AGENTS.md and .3md agent, after everything else (see the module
     docstring): a package, set aside, or the repository's instructions."""
     from metapkg.agent3md.package import find_document
 
     agents_md = root / MANIFEST_FILES["agent"]
     shown = _join(display, agents_md.name)
-    if not agents_md.is_file():
-        return
     document = find_document(root)
+    if document is None and not agents_md.is_file():
+        return
     declares = document is not None or declared.metaagents_agent(agents_md) is not None
     if not result.packages and (declares or not repository):
         result.packages.append(Found(root, display, "agent", root.name))
     elif declares:
         result.set_aside.append(Found(root, display, "agent", root.name))
         what = document.name if document is not None else agents_md.name
+        others = len(result.packages)
         result.notes.append(
-            f"{_join(display, what)}: an agent beside {len(result.packages)} other packages; "
-            f"not among them: add it by its own URL with --kind agent"
+            f"{_join(display, what)}: an agent beside {others} other "
+            f"package{'s' if others > 1 else ''}, not added with them; add it by the URL "
+            f"of its folder with --kind agent"
         )
-    else:
+    elif agents_md.is_file():
         result.notes.append(
             f"{shown}: the repository's instructions for agents (no MetaAgents frontmatter: "
             f"name and description), not a package; passed over"
