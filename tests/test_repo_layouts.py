@@ -105,6 +105,8 @@ def test_one_name_in_several_folders_is_never_chosen_silently(gh: GH) -> None:
         assert f"{tree}/{path}" in run.err
     assert "3 different packages are named brainstorming" in run.err
     assert "add the one you want by its URL" in run.err
+    listing = gh.run("add", "layouts/same-name")
+    assert "holds 4 packages: brainstorming (3 folders), writing-plans" in listing.err
     assert (gh.project / "metapkg.yaml").read_bytes() == before
     # Its URL picks one.
     assert_ok(gh.run("add", f"{tree}/plugins/ideas/skills/brainstorming"))

@@ -92,4 +92,8 @@ def _ambiguous(name: str, founds: list[Found], where: Callable[[Found], str]) ->
 
 
 def _listing(packages: list[Found]) -> str:
-    return ", ".join(sorted({f.label for f in packages}))
+    """The names, each once; a name several packages share says how many."""
+    counts: dict[str, int] = {}
+    for found in packages:
+        counts[found.label] = counts.get(found.label, 0) + 1
+    return ", ".join(f"{n} ({c} folders)" if c > 1 else n for n, c in sorted(counts.items()))
