@@ -70,3 +70,10 @@ def test_an_unknown_name_lists_what_is_there() -> None:
     with pytest.raises(UsageError) as raised:
         _choose(SHAPES, Choice(("nope",)))
     assert "no package nope here; it holds acme-react-patterns" in str(raised.value.diagnostics)
+
+
+def test_all_skips_folders_that_would_land_in_one_place() -> None:
+    found = _found(("skills/pdf", "pdf"), ("plugins/docs/skills/pdf", "docs-pdf"), ("a", "a"))
+    chosen, skipped = _choose(found, Choice(every=True))
+    assert chosen == ["a"]
+    assert [d.path for d in skipped] == ["URL/skills/pdf", "URL/plugins/docs/skills/pdf"]

@@ -191,3 +191,15 @@ def test_a_root_agent_file_beside_skills_is_set_aside_in_a_repository(tmp_path: 
     assert [f.display for f in found.set_aside] == ["."]
     # check of the folder (not as a repository): the .3md folder is the agent
     assert _shown(tmp_path, repository=False) == ["."]
+
+
+def test_folders_of_one_name_are_listed_though_their_names_differ(tmp_path: Path) -> None:
+    # Install puts a skill whose name differs from its folder under the folder's name:
+    # these two would land in one folder.
+    for path, name in (("skills/pdf", "pdf"), ("plugins/docs/skills/pdf", "docs-pdf")):
+        (tmp_path / path).mkdir(parents=True)
+        (tmp_path / path / "SKILL.md").write_text(f"---\nname: {name}\n---\n")
+    same = discover(tmp_path, ".", repository=True).same_names()
+    assert {k: [f.display for f in v] for k, v in same.items()} == {
+        "pdf": ["skills/pdf", "plugins/docs/skills/pdf"]
+    }

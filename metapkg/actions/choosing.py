@@ -39,15 +39,19 @@ def choose(
     packages = found.packages
     same = found.same_names()
     if choice.every:
+        passed: list[Found] = []
         for name, founds in same.items():
             for one in founds:
+                if one in passed:
+                    continue  # in two groups (a name and a folder): reported once
+                passed.append(one)
                 others = ", ".join(where(f) for f in founds if f is not one)
                 message = (
                     f"not added: {len(founds)} different packages here are named {name} (also "
                     f"{others}); add the one you want by its URL (metapkg add URL)"
                 )
                 skip(warning("duplicate-name", where(one), message))
-        return [f for f in packages if f.label not in same]
+        return [f for f in packages if f not in passed]
     if choice.names:
         return _named(source, packages, choice.names, where)
     if len(packages) == 1:

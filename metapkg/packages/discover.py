@@ -82,11 +82,16 @@ class Discovery:
     set_aside: list[Found] = field(default_factory=list)  # a root agent beside packages
 
     def same_names(self) -> dict[str, list[Found]]:
-        """Names that more than one (different) package declares, with every one."""
-        by_name: dict[str, list[Found]] = {}
+        """Names that more than one (different) package declares, with every one; and
+        folder names several packages share (install puts a package whose name differs
+        from its folder under the folder's name: they would land in one folder)."""
+        groups: dict[str, list[Found]] = {}
         for found in self.packages:
-            by_name.setdefault(f"{found.kind}:{found.label}", []).append(found)
-        return {key.split(":", 1)[1]: f for key, f in by_name.items() if len(f) > 1}
+            groups.setdefault(f"{found.kind}:{found.label}", []).append(found)
+        for found in self.packages:
+            if found.path.name != found.label:
+                groups.setdefault(f"{found.kind}:{found.path.name}", []).append(found)
+        return {key.split(":", 1)[1]: f for key, f in groups.items() if len(f) > 1}
 
 
 def discover(root: Path, display: str, *, repository: bool = False) -> Discovery:
