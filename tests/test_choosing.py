@@ -77,3 +77,14 @@ def test_all_skips_folders_that_would_land_in_one_place() -> None:
     chosen, skipped = _choose(found, Choice(every=True))
     assert chosen == ["a"]
     assert [d.path for d in skipped] == ["URL/skills/pdf", "URL/plugins/docs/skills/pdf"]
+
+
+def test_a_blob_url_of_an_agents_md_asks_for_that_agent() -> None:
+    from metapkg.sources_input import parse_source
+
+    base = Path("/nowhere")
+    root = parse_source("https://github.com/o/r/blob/main/AGENTS.md", base)
+    assert root.agents_md and str(root.origin) == "https://github.com/o/r/tree/main"
+    assert parse_source("https://github.com/o/r/blob/main/agents/x/AGENTS.md", base).agents_md
+    assert not parse_source("https://github.com/o/r/blob/main/skills/x/SKILL.md", base).agents_md
+    assert not parse_source("https://github.com/o/r/tree/main", base).agents_md

@@ -203,3 +203,12 @@ def test_folders_of_one_name_are_listed_though_their_names_differ(tmp_path: Path
     assert {k: [f.display for f in v] for k, v in same.items()} == {
         "pdf": ["skills/pdf", "plugins/docs/skills/pdf"]
     }
+
+
+def test_a_repository_named_like_a_bucket_is_a_repository(tmp_path: Path) -> None:
+    # a local clone of a repository called "skills" (anthropics/skills), added by path
+    clone = tmp_path / "skills"
+    make_skill(clone, "pdf")
+    (clone / "README.md").write_text("# Skills\n")
+    found = discover(clone, ".", repository=True)
+    assert ([f.display for f in found.packages], found.layout) == (["skills/pdf"], [])

@@ -129,6 +129,10 @@ def test_all_skips_and_reports_each_same_named_package(gh: GH) -> None:
 def test_a_metaagents_agent_at_the_root_beside_skills_is_added_by_its_url(gh: GH) -> None:
     assert_ok(gh.run("add", "layouts/lead-agent", "--all"))
     assert _kinds(gh) == {"plan-review": "skill"}
+    assert_ok(gh.run("add", f"{URL}/lead-agent/blob/main/AGENTS.md"))
+    assert _kinds(gh) == {"plan-review": "skill", "lead-agent": "agent"}
+    assert f"{URL}/lead-agent/tree/main\n" in (gh.project / "metapkg.yaml").read_text()
+    assert_ok(gh.run("remove", "lead-agent"))
     assert_ok(gh.run("add", f"{URL}/lead-agent/tree/main", "--kind", "agent"))
     assert _kinds(gh) == {"plan-review": "skill", "lead-agent": "agent"}
 

@@ -158,6 +158,7 @@ class _Finder:
         self, source: Source, kind: Kind | None, choice: Choice
     ) -> list[tuple[Kind, Origin]]:
         origin = source.origin or source.at(source.ref or self._default_branch(source))
+        kind = kind or ("agent" if source.agents_md else None)  # asked for by its own URL
         if kind is not None:
             return [(kind, origin)]
         if origin.local is not None:

@@ -26,7 +26,8 @@ Looked at, in order:
   agents working on it (AGENTS.md, ``CLAUDE.md -> AGENTS.md``), noted and passed over,
   never a package that could stand in the way of the others. A MetaAgents AGENTS.md or a
   ``.3md`` beside other packages is ``set_aside``: ``check`` judges it, ``add`` takes it
-  only by the URL of its folder with ``--kind agent``.
+  only by its own URL (a blob URL of the AGENTS.md, or its folder's with ``--kind
+  agent``).
 
 A package reachable two ways (``.claude/skills`` a link to ``skills``, an identical copy
 in two host folders) is found once. Two different packages with one name are both kept
@@ -107,7 +108,7 @@ def discover(root: Path, display: str, *, repository: bool = False) -> Discovery
     if alone and detect_kind(root) == "agent":
         walk.add(root, display, "agent")  # a <name>.3md agent folder
         return result
-    if root.resolve().name in BUCKETS:  # `metapkg check skills/`: the bucket itself
+    if not repository and root.resolve().name in BUCKETS:  # `check skills/`: the bucket
         kind = BUCKETS[root.resolve().name]
         walk.bucket(root, display, kind, _depth(kind), findings=True)
         return result
@@ -288,8 +289,8 @@ def _own_agent(root: Path, display: str, result: Discovery, repository: bool) ->
         others = len(result.packages)
         result.notes.append(
             f"{_join(display, what)}: an agent beside {others} other "
-            f"package{'s' if others > 1 else ''}, not added with them; add it by the URL "
-            f"of its folder with --kind agent"
+            f"package{'s' if others > 1 else ''}, not added with them; add it by its own "
+            f"URL (.../blob/<ref>/AGENTS.md), or its folder's with --kind agent"
         )
     elif agents_md.is_file():
         result.notes.append(
