@@ -212,3 +212,14 @@ def test_a_repository_named_like_a_bucket_is_a_repository(tmp_path: Path) -> Non
     (clone / "README.md").write_text("# Skills\n")
     found = discover(clone, ".", repository=True)
     assert ([f.display for f in found.packages], found.layout) == (["skills/pdf"], [])
+
+
+def test_a_package_linked_from_outside_the_folder_is_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    make_skill(outside, "elsewhere")
+    repo = tmp_path / "repo"
+    make_skill(repo, "here")
+    os.symlink(outside / "skills" / "elsewhere", repo / "skills" / "elsewhere")
+    found = discover(repo, ".")
+    assert [f.display for f in found.packages] == ["skills/here"]
+    assert found.notes == ["skills/elsewhere: a link out of the folder; not followed"]

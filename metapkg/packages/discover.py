@@ -140,6 +140,9 @@ class _Walk:
         real = path.resolve()
         if real in self.seen:
             return
+        if not real.is_relative_to(self.root):
+            self.result.notes.append(f"{display}: a link out of the folder; not followed")
+            return
         self.seen.add(real)
         self.result.packages.append(Found(path, display, kind, _name(path, kind)))
 
