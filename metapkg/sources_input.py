@@ -7,6 +7,7 @@ Accepted, and what each means:
     https://github.com/owner/repo[.git]                                 a repository
     https://github.com/owner/repo/tree/<ref>[/<path>]                   a folder at a ref
     https://github.com/owner/repo/blob/<ref>/<path>/SKILL.md            a file: its folder
+    https://github.com/owner/repo/blob/<ref>[/<path>]/AGENTS.md         that agent's folder
     git@github.com:owner/repo.git                                       a repository
     file:<path>  ./path  ../path  /abs/path                             a folder on disk
 
@@ -57,6 +58,7 @@ class Source:
     ref: str | None = None
     range: str | None = None  # the #fragment, if any
     written: str = ""  # a file: source as the user wrote it (relative paths stay relative)
+    agents_md: bool = False  # a blob URL of an AGENTS.md: that agent, whatever is beside it
 
     @property
     def repo_id(self) -> str:
@@ -115,15 +117,17 @@ def _github(owner: str, repo: str, parts: dict[str, str | None], spec: str | Non
     if not mode or not rest:
         return Source(None, owner, repo, range=spec)
     rest = rest.rstrip("/")
+    agents_md = False
     if mode.lower() == "blob":
         head, _, last = rest.rpartition("/")
         if last in MANIFEST_FILES and head:
             rest = head  # a SKILL.md or AGENTS.md link means the folder it sits in
+            agents_md = last == "AGENTS.md"
     try:
         origin = parse_origin(f"https://github.com/{owner}/{repo}/tree/{rest}")
     except OriginSyntaxError as exc:
         raise SourceError(str(exc)) from None
-    return Source(origin, owner, repo, range=spec)
+    return Source(origin, owner, repo, range=spec, agents_md=agents_md)
 
 
 def canonical(source: Source, origin: Origin) -> str:

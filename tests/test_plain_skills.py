@@ -128,17 +128,17 @@ def test_check_finds_packages_where_repositories_keep_them(repo: str, packages: 
 def test_a_root_agents_md_instructions_file_is_not_an_agent_package() -> None:
     found = discover(REPOS / "many-skills", "many-skills")
     assert all(f.kind == "skill" for f in found.packages)
-    assert found.notes and "instructions file" in found.notes[0]
+    assert found.notes and "the repository's instructions for agents" in found.notes[0]
 
 
-def test_a_root_agents_md_with_frontmatter_is_an_agent_beside_its_skills(tmp_path: Path) -> None:
+def test_a_root_agents_md_with_frontmatter_beside_skills_is_set_aside(tmp_path: Path) -> None:
     make_skill(tmp_path, "helper")
     (tmp_path / "AGENTS.md").write_text("---\nname: lead\ndescription: Leads.\n---\n")
     found = discover(tmp_path, ".")
-    assert [(f.kind, f.display) for f in found.packages] == [
-        ("agent", "."),
-        ("skill", "skills/helper"),
-    ]
+    # add takes only the skills; check judges the agent too (publishers see its findings)
+    assert [(f.kind, f.display) for f in found.packages] == [("skill", "skills/helper")]
+    assert [(f.kind, f.display) for f in found.set_aside] == [("agent", ".")]
+    assert "with --kind agent" in found.notes[0]
 
 
 def test_a_bucket_folder_is_checked_as_a_bucket() -> None:

@@ -14,8 +14,9 @@ from metapkg.profiles import registry
 from metapkg.profiles.base import Target
 
 NOTHING_FOUND = (
-    "no package found: metapkg looks for <name>/SKILL.md folders (under skills/, its "
-    "dot-folders such as skills/.curated/, or at the top level), agents/<name>/AGENTS.md, "
+    "no package found: metapkg looks for <name>/SKILL.md folders (under skills/ and its "
+    "category and dot folders, .claude/skills/ and the other hosts' skill folders, "
+    "plugins/<plugin>/skills/, or at the top level), agents/<name>/AGENTS.md, "
     "mcps/<namespace>_<short>.json, or a SKILL.md / AGENTS.md in this folder"
 )
 
@@ -84,5 +85,7 @@ def _targets(path: Path, display: str) -> tuple[list[Target], list[Diagnostic], 
             return [Target(path, display, "mcp", path.stem)], [], []
         return [], [], []
     found = discover(path, display)
-    targets = [Target(f.path, f.display, f.kind, f.path.name) for f in found.packages]
+    # A publisher's root agent beside other packages is judged too (add passes it over).
+    every = [*found.set_aside, *found.packages]
+    targets = [Target(f.path, f.display, f.kind, f.path.name) for f in every]
     return targets, found.layout, found.notes

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metapkg import manifest
-from metapkg.diagnostics import ManifestError, MetapkgError, UsageError, error
+from metapkg.actions.choosing import Choice, choose
+from metapkg.diagnostics import Diagnostic, ManifestError, MetapkgError, UsageError, error
 from metapkg.lock import format as lockfmt
 from metapkg.origins import FileOrigin, GitHubOrigin, Origin, parse_origin
 from metapkg.packages.models import Kind
@@ -22,7 +22,9 @@ from metapkg.sources_input import Source, SourceError, canonical, parse_source
 from metapkg.textio import read_utf8, write_atomic
 
 if TYPE_CHECKING:
+    from metapkg.fetch.source import Fetched
     from metapkg.manifest import Manifest
+    from metapkg.packages.discover import Found
 
 
 def init(project: Path) -> tuple[list[str], tuple[str, ...]]:
@@ -92,37 +94,31 @@ def guess_kind(origin: Origin) -> Kind | None:
     return {"skills": "skill", "agents": "agent"}.get(bucket)  # type: ignore[return-value]
 
 
-@dataclass(frozen=True)
-class Choice:
-    """Which packages of a folder that holds many to add (``--skill``, ``--all``)."""
-
-    names: tuple[str, ...] = ()
-    every: bool = False
-
-
 def add(
     project: Path,
     origins: list[str],
     kind: Kind | None,
     then_install: Callable[[Manifest | None], object],
     offline: bool = False,
-    choice: Choice = Choice(),
+    choice: Choice | None = None,
     dry_run: bool = False,
+    on_skip: Callable[[Diagnostic], None] | None = None,
 ) -> list[str]:
     """Add each source (any form people paste; see sources_input.py) under its kind;
     return the manifest entries that were new. ``then_install`` gets None once
-    metapkg.yaml is written, or, with ``dry_run``, the edited manifest (nothing written)."""
+    metapkg.yaml is written, or, with ``dry_run``, the edited manifest (nothing written).
+    ``on_skip`` is told each package ``--all`` passes over (see choosing.py), and why."""
     manifest.read(project)  # a broken manifest is reported as such, before any fetching
     added = []
     path = project / manifest.FILENAME
     text = read_utf8(path, "manifest")
-    with _Finder(offline) as finder:
+    with _Finder(offline, on_skip or (lambda _: None)) as finder:
         for given in origins:
             try:
                 source = parse_source(given, project)
             except SourceError as exc:
                 raise UsageError([error("origin", redact(given), str(exc))]) from None
-            for found_kind, origin in finder.packages(source, kind, choice):
+            for found_kind, origin in finder.packages(source, kind, choice or Choice()):
                 entry = canonical(source, origin)
                 edited = manifest.with_added(text, path, found_kind, entry)
                 if edited is not None:
@@ -147,10 +143,11 @@ def _edited(
 class _Finder:
     """Turns a source into the packages it names, asking the host only when it must."""
 
-    def __init__(self, offline: bool) -> None:
+    def __init__(self, offline: bool, on_skip: Callable[[Diagnostic], None]) -> None:
         from metapkg.fetch.sources import FetchOptions, Sources
 
         self.sources = Sources(FetchOptions(offline=offline))
+        self.on_skip = on_skip
 
     def __enter__(self) -> _Finder:
         return self
@@ -164,6 +161,7 @@ class _Finder:
         origin = source.origin or source.at(source.ref or self._default_branch(source))
         if origin.local is not None:
             _require_local(origin.local)
+        kind = kind or ("agent" if source.agents_md else None)  # asked for by its own URL
         if kind is not None:
             return [(kind, origin)]
         if origin.local is not None:
@@ -171,8 +169,19 @@ class _Finder:
         guessed = guess_kind(origin)
         if guessed is not None:
             return [(guessed, origin)]
-        fetched = self.sources.fetch(origin)
+        fetched = self._look(origin)
         return self._from_folder(origin, fetched.path, fetched, choice)
+
+    def _look(self, origin: Origin) -> Fetched:
+        """The folder to look for packages in. A repository's root is no package of its
+        own: what sits there beside the packages (a ``CLAUDE.md`` link, a device) is
+        judged by install in the packages chosen, not here."""
+        from metapkg.fetch.github import GitHubSource
+
+        source = self.sources.source(origin)
+        if isinstance(source, GitHubSource):
+            return source.fetch(origin, verify=False)
+        return self.sources.fetch(origin)
 
     def _default_branch(self, source: Source) -> str:
         from metapkg.fetch.github import GitHubSource
@@ -187,20 +196,25 @@ class _Finder:
         from metapkg.packages.discover import discover
         from metapkg.packages.load import detect_kind
 
-        found_kind = detect_kind(folder)
-        if found_kind is not None:
+        if folder.is_file():  # a local .json file: an MCP server, or nothing
+            found_kind = detect_kind(folder)
+            if found_kind is None:
+                raise MetapkgError.single("missing", str(origin), "is a file, not a package")
             return [(found_kind, origin)]
-        found = discover(folder, ".").packages
-        if not found:
+        found = discover(folder, ".", repository=_is_repository(fetched, folder))
+        if not found.packages:
+            passed = "".join(f"; {note}" for note in found.notes)
             raise MetapkgError.single(
-                "missing", str(origin), "holds no package (no SKILL.md, AGENTS.md or .json)"
+                "missing",
+                str(origin),
+                f"holds no package (no SKILL.md, AGENTS.md or .json){passed}",
             )
-        chosen = _chosen(origin, [f.path.name for f in found], choice)
-        return [
-            (f.kind, _inside(origin, fetched, f.path.relative_to(folder).as_posix()))
-            for f in found
-            if f.path.name in chosen
-        ]
+
+        def inside(package: Found) -> Origin:
+            return origin if package.path == folder else _inside(origin, fetched, package, folder)
+
+        chosen = choose(str(origin), found, choice, lambda f: str(inside(f)), self.on_skip)
+        return [(f.kind, inside(f)) for f in chosen]
 
 
 def _require_local(path: Path) -> None:
@@ -227,31 +241,20 @@ def _require_local(path: Path) -> None:
         )
 
 
-def _chosen(origin: Origin, names: list[str], choice: Choice) -> set[str]:
-    listing = ", ".join(sorted(names))
-    if choice.every:
-        return set(names)
-    if choice.names:
-        unknown = sorted(set(choice.names) - set(names))
-        if unknown:
-            raise UsageError.single(
-                "usage", str(origin), f"no package {', '.join(unknown)} here; it holds {listing}"
-            )
-        return set(choice.names)
-    if len(names) == 1:
-        return set(names)
-    raise UsageError.single(
-        "usage",
-        str(origin),
-        f"holds {len(names)} packages: {listing}; choose with --skill NAME (repeatable) "
-        f"or add them all with --all",
-    )
-
-
-def _inside(origin: Origin, fetched: object, relative: str) -> Origin:
-    """The origin of a package ``relative`` to the folder ``origin`` names."""
+def _is_repository(fetched: object, folder: Path) -> bool:
+    """Is ``folder`` a repository's root (where AGENTS.md is the repository's own)?"""
     from metapkg.fetch.source import Fetched
 
+    if isinstance(fetched, Fetched) and fetched.place is not None:
+        return not fetched.place.path
+    return (folder / ".git").exists()
+
+
+def _inside(origin: Origin, fetched: object, package: Found, folder: Path) -> Origin:
+    """The origin of ``package``, inside the folder ``origin`` names."""
+    from metapkg.fetch.source import Fetched
+
+    relative = package.path.relative_to(folder).as_posix()
     if isinstance(origin, FileOrigin):
         return FileOrigin(f"{origin.path}/{relative}")
     assert isinstance(origin, GitHubOrigin) and isinstance(fetched, Fetched)

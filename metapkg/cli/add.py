@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from metapkg.cli.base import given_source
 from metapkg.cli.installing import InstallingCommand
-from metapkg.cli.output import status
+from metapkg.cli.output import print_diagnostics, status
 
 if TYPE_CHECKING:
     from metapkg.actions.install import InstallReport
@@ -54,7 +54,8 @@ class AddCommand(InstallingCommand):
         )
 
     def handle(self, args: argparse.Namespace) -> int:
-        from metapkg.actions.edit import Choice, add
+        from metapkg.actions.choosing import Choice
+        from metapkg.actions.edit import add
 
         choice = Choice(tuple(args.names), args.every)
         origins = [given_source(args, text) for text in args.origins]
@@ -65,7 +66,14 @@ class AddCommand(InstallingCommand):
             then_install = self.after_edit(args, reports)
             added.extend(
                 add(
-                    Path.cwd(), origins, args.kind, then_install, args.offline, choice, args.dry_run
+                    Path.cwd(),
+                    origins,
+                    args.kind,
+                    then_install,
+                    args.offline,
+                    choice,
+                    args.dry_run,
+                    on_skip=lambda skipped: print_diagnostics([skipped]),
                 )
             )
             return reports[0]

@@ -90,10 +90,12 @@ class GitHubSource:
 
     # -- the Source interface ------------------------------------------------------------
 
-    def fetch(self, origin: Origin) -> Fetched:
+    def fetch(self, origin: Origin, verify: bool = True) -> Fetched:
         """The package at ``origin``. A tree path can be read several ways (``release`` +
         ``1.x/skills/x`` or ``release/1.x`` + ``skills/x``): shortest ref first, and a
-        ref that exists but lacks the path falls through to the next reading."""
+        ref that exists but lacks the path falls through to the next reading. Without
+        ``verify`` (``add`` looking around a repository) no integrity is computed: the
+        folder is not installed, only read to find the packages in it."""
         assert isinstance(origin, GitHubOrigin)
         repo = origin.repo_id
         missing: NotFound | None = None
@@ -102,7 +104,7 @@ class GitHubSource:
             tree, key = self.trees.tree(canonical, commit, path, str(origin))
             package = tree / path if path else tree
             if os.path.lexists(package) or self.trees.recorded(canonical, key, path):
-                return self._fetched(origin, ref, path, commit, key, package)
+                return self._fetched(origin, ref, path, commit, key, package, verify)
             missing = missing or NotFound(
                 origin, f"{path or '/'} does not exist in {repo} at {ref} ({commit[:12]})"
             )
@@ -111,11 +113,18 @@ class GitHubSource:
         )
 
     def _fetched(
-        self, origin: GitHubOrigin, ref: str, path: str, commit: str, key: str, package: Path
+        self,
+        origin: GitHubOrigin,
+        ref: str,
+        path: str,
+        commit: str,
+        key: str,
+        package: Path,
+        verify: bool,
     ) -> Fetched:
         """``key``: the cache entry the package's tree is (its commit, or a part of it)."""
         canonical = self.renames.canonical(origin.repo_id)
-        integrity = self.trees.integrity(canonical, key, path, str(origin))
+        integrity = self.trees.integrity(canonical, key, path, str(origin)) if verify else None
         pin = RefPin(canonical, ref, commit)  # one pin for a repository named both ways
         with self._used_lock:
             self._used.add(pin)

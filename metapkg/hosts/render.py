@@ -101,9 +101,13 @@ def toml_agent(
 
 
 def agent_doc(text: str) -> AgentDoc:
-    """An AgentDoc from an AGENTS.md's text (the package checks have already passed)."""
+    """An AgentDoc from an AGENTS.md's text (the package checks have already passed). A
+    plain agents.md file has no frontmatter: all of it is the instructions, and the agent
+    is named after its folder (the caller's name replaces the empty one)."""
     from metapkg.packages import frontmatter
 
+    if not frontmatter.opens_frontmatter(text):
+        return AgentDoc("", "", text)
     parsed = frontmatter.parse(text)
     fields = parsed.fields
     return AgentDoc(str(fields["name"]), str(fields.get("description", "")), parsed.body)

@@ -314,6 +314,12 @@ RULES: tuple[Rule, ...] = (
         "see `metapkg <command> --help`",
     ),
     _install(
+        "duplicate-name",
+        "add --all: one name is declared by one package of a repository (else each is skipped)",
+        "add the one you want by its tree URL: `metapkg add URL`",
+        "warning",
+    ),
+    _install(
         "unprovisioned",
         "the active targets take every kind of package the project needs",
         "add a target (host) that reads that kind; `metapkg hosts` lists them",
