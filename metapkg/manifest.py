@@ -46,6 +46,16 @@ trust:
 
 
 @dataclass(frozen=True)
+class CommandRuleSpec:
+    """``{command: NAME, subcommands: [...], deny-options: [...]}`` in allow-commands: the
+    user's argument rule for a program (see metapkg/metaskills/argrules.py)."""
+
+    command: str
+    subcommands: tuple[str, ...] | None = None  # the first argument must be one of these
+    deny_options: tuple[str, ...] = ()  # options refused anywhere in the arguments
+
+
+@dataclass(frozen=True)
 class Manifest:
     path: Path
     dependencies: tuple[Dependency, ...]
@@ -59,6 +69,7 @@ class Manifest:
     # `policy:` as written; metapkg/audit/policy.py reads it where it is enforced (install,
     # audit), so a project without one never imports the audit code.
     policy: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
+    command_rules: tuple[CommandRuleSpec, ...] = ()  # the mapping entries of allow-commands
 
     @property
     def project(self) -> Path:
@@ -110,7 +121,7 @@ def parse(text: str, path: Path) -> Manifest:
     targets = _targets(top.get("targets", list(DEFAULT_TARGETS)), data, display, diags)
     overrides = _overrides(top.get("overrides") or {}, data, path.parent, display, diags)
     trusted = _trust(top.get("trust") or {}, data, display, diags)
-    commands = _allowed_commands(top.get("metaskills") or {}, data, display, diags)
+    commands, rules = _allowed_commands(top.get("metaskills") or {}, data, display, diags)
     serve = _serve(top.get("metaskills") or {}, data, display, diags)
     mcp_paths = _mcp_paths(top.get("mcp-paths", "absolute"), data, display, diags)
     link_mode = _link_mode(top.get("link-mode", "copy"), data, display, diags)
@@ -121,7 +132,17 @@ def parse(text: str, path: Path) -> Manifest:
     if diags:
         raise ManifestError(diags)
     return Manifest(
-        path, deps, targets, overrides, trusted, commands, mcp_paths, serve, link_mode, policy
+        path,
+        deps,
+        targets,
+        overrides,
+        trusted,
+        commands,
+        mcp_paths,
+        serve,
+        link_mode,
+        policy,
+        command_rules=rules,
     )
 
 
@@ -211,27 +232,59 @@ def _trust(
 
 def _allowed_commands(
     value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]
-) -> tuple[str, ...]:
-    """metaskills: {allow-commands: [pytest, git]}: what command() may start."""
+) -> tuple[tuple[str, ...], tuple[CommandRuleSpec, ...]]:
+    """metaskills: {allow-commands: [pytest, git, {command: make, subcommands: [test]}]}:
+    what command() may start (names), and the user's argument rules (mappings)."""
     fix = "'metaskills' must be a mapping like {allow-commands: [pytest, git], serve: true}"
     if not isinstance(value, dict) or any(key not in ("allow-commands", "serve") for key in value):
         diags.append(error("manifest", display, fix, data.line("metaskills")))
-        return ()
-    names = value.get("allow-commands") or []
-    if not isinstance(names, list) or not all(
-        isinstance(n, str) and COMMAND_NAME.match(n) for n in names
+        return (), ()
+    entries = value.get("allow-commands") or []
+    line = data.line("metaskills", "allow-commands")
+    if not isinstance(entries, list):
+        entries = [entries]
+    names: list[str] = []
+    rules: list[CommandRuleSpec] = []
+    for entry in entries:
+        rule = _command_rule(entry) if isinstance(entry, dict) else None
+        if isinstance(entry, str) and COMMAND_NAME.match(entry):
+            names.append(entry)
+        elif rule is not None:
+            names.append(rule.command)
+            rules.append(rule)
+        else:
+            diags.append(error("manifest", display, _ALLOW_FIX, line))
+            return (), ()
+    return tuple(dict.fromkeys(names)), tuple(rules)
+
+
+_ALLOW_FIX = (
+    "'metaskills.allow-commands' must be a list of bare executable names such as pytest or "
+    "git (no paths, no arguments), or argument rules for other programs such as "
+    "{command: make, subcommands: [test, lint], deny-options: [-f, -C, --eval]}"
+)
+
+
+def _command_rule(entry: dict[str, Any]) -> CommandRuleSpec | None:
+    """A mapping entry of allow-commands; None when it is malformed."""
+    command = entry.get("command")
+    subcommands = entry.get("subcommands")
+    denied = entry.get("deny-options", [])
+    if (
+        any(key not in ("command", "subcommands", "deny-options") for key in entry)
+        or not isinstance(command, str)
+        or not COMMAND_NAME.match(command)
+        or not (subcommands is None or _strings(subcommands))
+        or not _strings(denied)
+        or not all(option.startswith("-") and len(option) > 1 for option in denied)
     ):
-        diags.append(
-            error(
-                "manifest",
-                display,
-                "'metaskills.allow-commands' must be a list of bare executable names such "
-                "as pytest or git (no paths, no arguments)",
-                data.line("metaskills", "allow-commands"),
-            )
-        )
-        return ()
-    return tuple(names)
+        return None
+    chosen = tuple(subcommands) if subcommands is not None else None
+    return CommandRuleSpec(command, chosen, tuple(denied))
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) and item for item in value)
 
 
 def _serve(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> bool:

@@ -52,7 +52,8 @@ class RunCommand(BaseCommand):
         project = load_project(root)
         report = None if not args.verbose else (lambda line: print(line, file=sys.stderr))
         allowed = [*project.manifest.allowed_commands, *args.allow_command]
-        services = Services(asker, CommandPolicy.of(allowed, root), limits, report)
+        policy = CommandPolicy.of(allowed, root, project.manifest.command_rules)
+        services = Services(asker, policy, limits, report)
         result = project.run(args.name, _input(args.input, args), services)
         print(result)
         return 1 if result.startswith("error:") else 0

@@ -189,7 +189,11 @@ class MetaskillServer:
         cancel = threading.Event()
         services = Services(
             SamplingAsker(ctx, ctx.session.check_client_capability(sampling)),
-            CommandPolicy.of([*project.manifest.allowed_commands, *self.extra_commands], self.root),
+            CommandPolicy.of(
+                [*project.manifest.allowed_commands, *self.extra_commands],
+                self.root,
+                project.manifest.command_rules,
+            ),
             limits,
             cancel=cancel,
         )
