@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from metapkg.manifest import CommandRuleSpec
 from metapkg.metaskills import envelope
+from metapkg.metaskills.argrules import KNOWN
 from metapkg.metaskills.askers import AskReply, AskRequest, ScriptedAnswers
 from metapkg.metaskills.calls import Services
 from metapkg.metaskills.commands import CommandPolicy
@@ -29,9 +31,11 @@ def run(
     allowed: tuple[str, ...] = (),
     limits: Limits | None = None,
 ) -> str:
+    # Programs metapkg has no rule for get an empty user rule (the path rule only).
+    rules = [CommandRuleSpec(name) for name in allowed if name not in KNOWN]
     services = Services(
         ScriptedAnswers([AskReply(a) for a in answers], "answers.jsonl"),
-        CommandPolicy.of(allowed, tmp_path),
+        CommandPolicy.of(allowed, tmp_path, rules),
         limits or Limits(),
     )
     return execute(Program("demo", "starlark", "SKILL.star", source), input or {}, services)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,6 +39,12 @@ class RunCommand(BaseCommand):
         parser.add_argument(
             "--timeout", type=float, metavar="SECONDS", help="wall-clock limit (default 300)"
         )
+        parser.add_argument(
+            "--max-memory",
+            type=int,
+            metavar="MIB",
+            help="memory budget of the program, in MiB (64-16384, default 1024)",
+        )
 
     def handle(self, args: argparse.Namespace) -> int:
         from metapkg.metaskills.calls import Services
@@ -47,6 +52,7 @@ class RunCommand(BaseCommand):
         from metapkg.metaskills.runner import load_project
 
         limits = _limits(args)
+        run_input = _input(args.input, args)  # usage errors first, before the project
         asker = _asker(args)
         root = Path.cwd()
         project = load_project(root)
@@ -54,27 +60,27 @@ class RunCommand(BaseCommand):
         allowed = [*project.manifest.allowed_commands, *args.allow_command]
         policy = CommandPolicy.of(allowed, root, project.manifest.command_rules)
         services = Services(asker, policy, limits, report)
-        result = project.run(args.name, _input(args.input, args), services)
+        result = project.run(args.name, run_input, services)
         print(result)
         return 1 if result.startswith("error:") else 0
 
 
 def _input(text: str | None, args: argparse.Namespace) -> dict[str, Any]:
+    """--input JSON or @FILE: a JSON object a program can be given; else a usage error.
+    The file is read as a bounded regular file (a FIFO or /dev/zero is refused)."""
     from metapkg.diagnostics import UsageError
+    from metapkg.metaskills.inputs import InputProblem, parse
 
     if text is None:
         return {}
     shown = "--input"
     if text.startswith("@"):
         shown = text[1:]
-        try:
-            text = given_path(args, shown).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError.single("usage", shown, f"cannot read the input file: {exc}") from None
+        text = _read_text(given_path(args, shown), shown, "the input file")
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError.single("usage", shown, f"the input is not JSON: {exc}") from None
+        value = parse(text)
+    except InputProblem as exc:
+        raise UsageError.single("usage", shown, f"the input is not usable JSON: {exc}") from None
     if not isinstance(value, dict):
         raise UsageError.single(
             "usage", shown, 'the input must be a JSON object, e.g. {"task": ""}'
@@ -82,12 +88,26 @@ def _input(text: str | None, args: argparse.Namespace) -> dict[str, Any]:
     return value
 
 
+def _read_text(path: Path, shown: str, what: str) -> str:
+    from metapkg.diagnostics import UsageError
+    from metapkg.safefile import read_regular
+
+    try:
+        data = read_regular(path)
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError.single("usage", shown, f"cannot read {what}: {reason}") from None
+
+
 def _limits(args: argparse.Namespace) -> Any:
     from metapkg.diagnostics import UsageError
     from metapkg.metaskills.limits import LimitError, Limits
 
     try:
-        return Limits().with_overrides(args.max_ask_calls, args.max_command_calls, args.timeout)
+        return Limits().with_overrides(
+            args.max_ask_calls, args.max_command_calls, args.timeout, args.max_memory
+        )
     except LimitError as exc:
         raise UsageError.single("usage", "metapkg run", str(exc)) from None
 

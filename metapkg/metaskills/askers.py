@@ -8,7 +8,6 @@ with an ``error:`` answer, so the program can fall back or report it.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from metapkg.diagnostics import UsageError
+from metapkg.metaskills.inputs import InputProblem, parse
+from metapkg.safefile import read_regular
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,12 @@ class ScriptedAnswers:
 
     @classmethod
     def read(cls, path: Path) -> ScriptedAnswers:
-        try:
-            text = path.read_text(encoding="utf-8")
+        try:  # a bounded regular file: a FIFO or /dev/zero is refused, not waited on
+            text = read_regular(path).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise UsageError.single(
-                "usage", str(path), f"cannot read the answers file: {exc}"
+                "usage", str(path), f"cannot read the answers file: {reason}"
             ) from None
         replies = [
             _reply(line, str(path), number)
@@ -89,9 +91,9 @@ class ScriptedAnswers:
 def _reply(line: str, path: str, number: int) -> AskReply:
     fix = 'each line must be a JSON string or an object like {"answer": "..."}'
     try:
-        value = json.loads(line)
-    except json.JSONDecodeError:
-        raise UsageError.single("usage", path, f"not JSON; {fix}", number) from None
+        value = parse(line)
+    except InputProblem as exc:
+        raise UsageError.single("usage", path, f"{exc}; {fix}", number) from None
     if isinstance(value, str):
         return AskReply(value)
     if not isinstance(value, dict) or not isinstance(value.get("answer"), str):

@@ -20,6 +20,7 @@ from metapkg.metaskills import limits as limit_rules
 from metapkg.metaskills.askers import Asker, AskRequest
 from metapkg.metaskills.commands import CommandPolicy, run_command
 from metapkg.metaskills.envelope import cut, dumps
+from metapkg.metaskills.inputs import clean_text
 from metapkg.metaskills.limits import Limits
 
 MAX_KIND_CHARS = 100
@@ -102,7 +103,7 @@ class HostCalls:
         )
         self._report(f"ask #{self.asks}" + (f" ({request.purpose})" if request.purpose else ""))
         reply = self.services.asker(request)
-        answer, truncated = cut(reply.answer, self.limits.max_answer_chars)
+        answer, truncated = cut(clean_text(reply.answer), self.limits.max_answer_chars)
         return {
             "answer": answer,
             "exhausted": reply.exhausted,

@@ -15,15 +15,19 @@ Protocol: one JSON object per line on stdin/stdout (stdout carries nothing else)
                       {"type": "failure", "kind": ..., "message": ...}
 
 When the parent must stop the run (budget, timeout, cancellation) it kills the child.
-Should the parent itself die without that chance (SIGKILL), an alarm ends the child a
-little after the run's timeout instead of letting it loop on as an orphan (POSIX; a
-thread could not do it: the interpreter holds the GIL while it computes).
+Should the parent itself die without that chance (SIGKILL), the kernel ends the child
+at once (Linux: a parent-death signal), else an alarm a little after the run's timeout
+(other POSIX systems; a thread could not do it: the interpreter holds the GIL while it
+computes). The program's memory is capped (RLIMIT_AS, the ``memory`` of the job): going
+over it is a ``memory`` failure, not a machine slowed to a crawl.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import math
+import os
 import signal
 import sys
 from typing import IO, Any
@@ -33,6 +37,7 @@ from metapkg.metaskills.runtimes import HostCallError
 
 HOST_FUNCTIONS = ("ask", "command", "trace")
 ORPHAN_GRACE_SECONDS = 5.0
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 class Channel:
@@ -63,23 +68,61 @@ class Channel:
 
 
 def main() -> int:
+    _die_with_parent()
     channel = Channel(sys.stdin.buffer, sys.stdout.buffer)
     job = channel.receive()
+    if job.get("parent") not in (None, os.getppid()):
+        return 0  # the parent died before the death signal was armed
     if hasattr(signal, "alarm"):  # POSIX; SIGALRM's default action ends the process
         signal.alarm(math.ceil(job["timeout"] + ORPHAN_GRACE_SECONDS))
-    runtime = runtimes.get(job["language"])
+    memory = job.get("memory")
+    if memory:
+        _cap_memory(memory)
     try:
-        if runtime is None:
-            raise runtimes.ProgramFailure(
-                "unavailable", f"no runtime for metaskill_language {job['language']!r}"
-            )
-        host = {name: channel.stub(name) for name in HOST_FUNCTIONS}
-        value = runtime.execute(job["source"], job["filename"], job["input"], host)
+        value = _execute(channel, job)
     except runtimes.ProgramFailure as failure:
         channel.send({"type": "failure", "kind": failure.kind, "message": failure.message})
         return 0
     channel.send({"type": "result", "value": value})
     return 0
+
+
+def _execute(channel: Channel, job: dict[str, Any]) -> Any:
+    runtime = runtimes.get(job["language"])
+    if runtime is None:
+        raise runtimes.ProgramFailure(
+            "unavailable", f"no runtime for metaskill_language {job['language']!r}"
+        )
+    host = {name: channel.stub(name) for name in HOST_FUNCTIONS}
+    try:
+        return runtime.execute(job["source"], job["filename"], job["input"], host)
+    except MemoryError:
+        raise runtimes.ProgramFailure("memory", "out of memory") from None
+    except BaseException as exc:  # starlark-rust panics on allocation failure (PanicException)
+        if type(exc).__name__ == "PanicException" and "memory" in str(exc):
+            raise runtimes.ProgramFailure("memory", "out of memory") from None
+        raise
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when the parent dies (kill -9 of metapkg included)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # the alarm still bounds an orphan
+
+
+def _cap_memory(limit: int) -> None:
+    try:
+        import resource
+    except ImportError:  # Windows: no rlimits; the wall clock still bounds the run
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (OSError, ValueError):
+        pass  # a hard limit already lower than ours: that one holds
 
 
 if __name__ == "__main__":

@@ -3,13 +3,16 @@
 The result is always a string (the tool-boundary contract): the success envelope, or a
 line starting with ``error:``. The wall-clock limit holds even for a program that never
 calls the host: the parent waits for the child's messages with a deadline and kills the
-child when it passes (or when the caller cancels).
+child when it passes (or when the caller cancels). The memory budget is enforced in the
+child (child.py); a child that died of it, however it died (a reported failure, an
+abort with "memory allocation ... failed", a crash near the cap), is a budget error.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -23,6 +26,9 @@ from metapkg.metaskills.calls import HostCalls, Services, Stop
 from metapkg.metaskills.commands import BoundedReader
 
 POLL_SECONDS = 0.2  # how often a waiting parent looks at the cancellation flag
+MIB = 1024 * 1024
+# What a child that ran out of its address space leaves on stderr.
+_MEMORY_MARKS = ("memory allocation of", "out of memory", "MemoryError", "Cannot allocate")
 _FAILURES = {
     "unavailable": "the {language} runtime is not available ({message}); reinstall metapkg "
     "with its dependencies (starlark-pyo3)",
@@ -55,6 +61,8 @@ def execute(program: Program, input: dict[str, Any], services: Services) -> str:
                 "source": program.source,
                 "input": input,
                 "timeout": services.limits.timeout,
+                "memory": services.limits.max_memory_mib * MIB,
+                "parent": os.getpid(),
             }
         )
         return _serve(program, child, calls)
@@ -70,10 +78,12 @@ def _serve(program: Program, child: _Child, calls: HostCalls) -> str:
     while True:
         message = child.next(calls)
         if message is None:
-            return child.crash_report()
+            return child.crash_report(calls.limits.max_memory_mib)
         kind = message.get("type")
         if kind == "call":
             child.send(calls.handle(message["name"], message["args"], message.get("kwargs", {})))
+        elif kind == "failure" and message["kind"] == "memory":
+            return memory_error(calls.limits.max_memory_mib)
         elif kind == "failure":
             template = _FAILURES.get(message["kind"], "{message}")
             text = template.format(language=program.language, message=message["message"])
@@ -90,14 +100,25 @@ def _serve(program: Program, child: _Child, calls: HostCalls) -> str:
             return f"error: the metaskill runtime sent an unknown message {kind!r}"
 
 
+def memory_error(budget_mib: int) -> str:
+    return (
+        f"error: memory budget exhausted: the program needed more than {budget_mib:,} MiB "
+        f"(max_memory; metapkg run --max-memory MIB raises it, up to 16384)"
+    )
+
+
 class _Child:
     def __init__(self) -> None:
         # -P: never import from the current folder (a project could hold a "metapkg/").
+        # Its own session: Ctrl-C reaches metapkg, which ends the child (close()).
+        # RUST_BACKTRACE=0: symbolising a backtrace at the memory cap can deadlock.
         self.process = subprocess.Popen(
             [sys.executable, "-P", "-m", "metapkg.metaskills.child"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            env={**os.environ, "RUST_BACKTRACE": "0"},
+            start_new_session=sys.platform != "win32",
         )
         assert self.process.stdout is not None and self.process.stderr is not None
         self.messages: queue.Queue[bytes | None] = queue.Queue()
@@ -132,12 +153,29 @@ class _Child:
             message: dict[str, Any] = json.loads(line)
             return message
 
-    def crash_report(self) -> str:
-        code = self.process.wait()
+    def crash_report(self, budget_mib: int) -> str:
+        code, peak = self._reap()
         self.errors.join(timeout=1)
-        lines = self.errors.text().strip().splitlines()
+        text = self.errors.text()
+        near_cap = code < 0 and peak is not None and peak * 2 >= budget_mib * MIB
+        if near_cap or any(mark in text for mark in _MEMORY_MARKS):
+            return memory_error(budget_mib)
+        lines = text.strip().splitlines()
         detail = f": {lines[-1]}" if lines else ""
         return f"error: the metaskill runtime stopped unexpectedly (exit code {code}){detail}"
+
+    def _reap(self) -> tuple[int, int | None]:
+        """The child's exit code and its peak resident memory in bytes (when known)."""
+        wait4 = getattr(os, "wait4", None)
+        if wait4 is None or self.process.returncode is not None:
+            return self.process.wait(), None
+        try:
+            _, status, usage = wait4(self.process.pid, 0)
+        except ChildProcessError:
+            return self.process.wait(), None
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes there, KiB here
+        return self.process.returncode, usage.ru_maxrss * scale
 
     def close(self) -> None:
         if self.process.poll() is None:

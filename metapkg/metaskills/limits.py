@@ -17,6 +17,7 @@ from dataclasses import dataclass
 ASK_CALLS_RANGE = (1, 50)
 COMMAND_CALLS_RANGE = (0, 100)
 TIMEOUT_RANGE = (0.1, 300.0)
+MEMORY_MIB_RANGE = (64, 16_384)
 
 # Per-call options a program may pass, clamped into these.
 COMMAND_TIMEOUT_DEFAULT = 30.0
@@ -38,12 +39,14 @@ class Limits:
     max_answer_chars: int = 20_000  # per nested ask answer
     max_command_result_chars: int = 20_000  # per command result
     max_result_chars: int = 20_000  # the whole string returned to the caller
+    max_memory_mib: int = 1_024  # address space of the program's process (RLIMIT_AS)
 
     def with_overrides(
         self,
         max_ask_calls: int | None = None,
         max_command_calls: int | None = None,
         timeout: float | None = None,
+        max_memory_mib: int | None = None,
     ) -> Limits:
         changes: dict[str, float] = {}
         if max_ask_calls is not None:
@@ -54,6 +57,8 @@ class Limits:
             )
         if timeout is not None:
             changes["timeout"] = _bounded("timeout", timeout, TIMEOUT_RANGE)
+        if max_memory_mib is not None:
+            changes["max_memory_mib"] = _bounded("max_memory", max_memory_mib, MEMORY_MIB_RANGE)
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 

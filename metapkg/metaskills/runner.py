@@ -13,6 +13,7 @@ from metapkg.diagnostics import MetapkgError, capped
 from metapkg.manifest import Manifest
 from metapkg.metaskills.calls import Services
 from metapkg.metaskills.host import Program, execute
+from metapkg.metaskills.inputs import problem_in
 from metapkg.metaskills.installed import (
     MAX_INSTRUCTIONS,
     InstalledSkill,
@@ -72,6 +73,9 @@ class Project:
             return f"error: {entry.untrusted}"
         if not isinstance(input, dict):
             return "error: input must be a JSON object"
+        problem = problem_in(input)
+        if problem is not None:
+            return f"error: input is not usable: {problem}"
         if require_input and not input:
             return _input_required(name, entry.program.instructions)
         drift = drift_problem(entry.skill)

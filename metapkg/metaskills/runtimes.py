@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol
 
 # The host API a program sees, already bound to the parent process (see child.py).
 HostFunctions = Mapping[str, Callable[..., Any]]
-FailureKind = Literal["unavailable", "syntax", "no-run", "runtime", "invalid-return"]
+FailureKind = Literal["unavailable", "syntax", "no-run", "runtime", "invalid-return", "memory"]
 
 
 @dataclass(frozen=True)
