@@ -242,7 +242,8 @@ def _allowed_commands(
     entries = value.get("allow-commands") or []
     line = data.line("metaskills", "allow-commands")
     if not isinstance(entries, list):
-        entries = [entries]
+        diags.append(error("manifest", display, _ALLOW_FIX, line))
+        return (), ()
     names: list[str] = []
     rules: list[CommandRuleSpec] = []
     for entry in entries:
