@@ -177,12 +177,14 @@ def test_a_program_metapkg_does_not_know_needs_a_rule_from_the_user(repo: Path) 
     assert "{command: make" in said and "metapkg.yaml" in said
     rule = CommandRuleSpec("printenv", subcommands=("PATH",), deny_options=("-0",))
     assert command(repo, ["printenv", "PATH"], ("printenv",), [rule])["ok"] is True
-    assert "must be one of PATH" in command(repo, ["printenv", "HOME"], ("printenv",), [rule])[
-        "result"
-    ]
-    assert "-0 is refused" in command(repo, ["printenv", "PATH", "-0"], ("printenv",), [rule])[
-        "result"
-    ]
+    assert (
+        "must be one of PATH"
+        in command(repo, ["printenv", "HOME"], ("printenv",), [rule])["result"]
+    )
+    assert (
+        "-0 is refused"
+        in command(repo, ["printenv", "PATH", "-0"], ("printenv",), [rule])["result"]
+    )
 
 
 def test_a_user_rule_narrows_a_built_in_one_and_never_widens_it(repo: Path) -> None:

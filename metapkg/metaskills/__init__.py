@@ -6,6 +6,10 @@
     child.py             the child process: the interpreter, with ask/command/trace stubs
     calls.py             ask, command, trace as the parent serves them, with budgets
     commands.py          the command allowlist and running an allowed command
+    argrules.py          the argument rule of each allowed program (git, rg, pytest...)
+    environment.py       the allow-listed environment an allowed command gets
+    guard.py             runs one command; ends its process group when metapkg dies
+    inputs.py            input and scripted answers: plain, bounded JSON only
     askers.py            who answers ask(): scripted file, terminal, nobody
     envelope.py          return normalisation, the result envelope, truncation
     limits.py            budgets and their bounds

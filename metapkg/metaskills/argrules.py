@@ -179,9 +179,8 @@ def _path_problem(argv: list[str], project: Path) -> str | None:
     root = os.path.normpath(project.absolute())
     real_root = os.path.realpath(root)
     for argument in argv[1:]:
-        if argument.startswith("-") and not argument.startswith("--"):
-            if len(argument) > MAX_CLUSTER_CHARS:
-                return f"an option argument of {argv[0]!r} is over {MAX_CLUSTER_CHARS} characters"
+        if _is_cluster(argument) and len(argument) > MAX_CLUSTER_CHARS:
+            return f"an option argument of {argv[0]!r} is over {MAX_CLUSTER_CHARS} characters"
         for candidate in _candidates(argument):
             if _outside(candidate, root, real_root):
                 return (
@@ -196,9 +195,14 @@ def _candidates(argument: str) -> list[str]:
     """Every part of ``argument`` a program might take as a path."""
     found = [argument]
     found += [argument[i + 1 :] for i, char in enumerate(argument) if char in "=:"]
-    if argument.startswith("-") and not argument.startswith("--"):
+    if _is_cluster(argument):
         found += [argument[i:] for i in range(2, len(argument))]
     return [c for c in found if c]
+
+
+def _is_cluster(argument: str) -> bool:
+    """``-xyz``: short options, perhaps with a value glued on."""
+    return argument.startswith("-") and not argument.startswith("--")
 
 
 def _outside(candidate: str, root: str, real_root: str) -> bool:
@@ -207,8 +211,8 @@ def _outside(candidate: str, root: str, real_root: str) -> bool:
     joined = os.path.normpath(os.path.join(root, candidate))
     if not _within(joined, root):
         return True
-    if joined == root or not os.path.lexists(joined) and not os.path.lexists(
-        os.path.dirname(joined)
+    if joined == root or (
+        not os.path.lexists(joined) and not os.path.lexists(os.path.dirname(joined))
     ):
         return False
     return not _within(os.path.realpath(joined), real_root)

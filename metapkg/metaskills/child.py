@@ -24,6 +24,7 @@ over it is a ``memory`` failure, not a machine slowed to a crawl.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import math
@@ -108,10 +109,8 @@ def _die_with_parent() -> None:
     """Linux: SIGKILL this process when the parent dies (kill -9 of metapkg included)."""
     if not sys.platform.startswith("linux"):
         return
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # else the alarm bounds an orphan
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # the alarm still bounds an orphan
 
 
 def _cap_memory(limit: int) -> None:
@@ -119,10 +118,8 @@ def _cap_memory(limit: int) -> None:
         import resource
     except ImportError:  # Windows: no rlimits; the wall clock still bounds the run
         return
-    try:
+    with contextlib.suppress(OSError, ValueError):  # a lower hard limit holds instead
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (OSError, ValueError):
-        pass  # a hard limit already lower than ours: that one holds
 
 
 if __name__ == "__main__":

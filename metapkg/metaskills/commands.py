@@ -27,8 +27,8 @@ from typing import IO, Any
 
 from metapkg.manifest import CommandRuleSpec
 from metapkg.metaskills import argrules
-from metapkg.metaskills.environment import command_environment
 from metapkg.metaskills.envelope import cut
+from metapkg.metaskills.environment import command_environment
 
 
 @dataclass(frozen=True)
