@@ -150,6 +150,17 @@ def test_arguments_may_not_name_places_outside_the_project(repo: Path, tmp_path:
         assert reply["ok"] is False and reply["result"].startswith("error: refused"), argv
         assert "hunter2" not in reply["result"], argv
     assert command(repo, ["cat", "inside.txt"], names)["result"] == "fine\n"
+    # Nor the .git folder: git mv would hand git a config or a hook of the caller's choice.
+    (repo / "hook.sh").write_text(f"#!/bin/sh\ntouch {tmp_path / 'marker'}\n")
+    (repo / "hook.sh").chmod(0o755)
+    for argv in (
+        ["git", "mv", "hook.sh", ".git/hooks/pre-commit"],
+        ["git", "mv", "hook.sh", "sub/../.GIT/config"],
+        ["cat", ".git/config"],
+    ):
+        reply = command(repo, argv, names)
+        assert reply["ok"] is False and ".git folder" in reply["result"], argv
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     path_refusal = command(repo, ["cat", str(secret)], names)["result"]
     assert "outside the project folder" in path_refusal and "relative" in path_refusal
 
@@ -163,6 +174,7 @@ def test_arguments_may_not_name_places_outside_the_project(repo: Path, tmp_path:
         ["pytest", "-p", "os"],
         ["pytest", "--basetemp=."],
         ["pytest", "--pastebin=all"],
+        ["pytest", "--junitxml=app.py"],
         ["ls", "-L"],
     ],
 )

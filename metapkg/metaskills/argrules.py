@@ -90,12 +90,14 @@ RG = ArgumentRule(
     why="rg reads files inside the project (--pre and -z run programs, -L follows links)",
 )
 # pytest runs the project's own tests (that is its job); what it may not do is import
-# or run anything else, upload output (--pastebin) or delete a folder (--basetemp).
+# or run anything else, upload output (--pastebin), delete a folder (--basetemp) or write
+# files of the caller's choosing (--junitxml, --log-file...).
 PYTEST = ArgumentRule(
     "pytest",
     denied=_words(
         "-p --pyargs -o --override-ini -W --pythonwarnings --pdbcls --basetemp --pastebin "
-        "--tx --rsyncdir --rsyncignore"
+        "--tx --rsyncdir --rsyncignore --junitxml --junit-xml --result-log --report-log "
+        "--log-file --debug"
     ),
     why="pytest runs the project's tests and imports nothing else",
 )
@@ -182,11 +184,12 @@ def _path_problem(argv: list[str], project: Path) -> str | None:
         if _is_cluster(argument) and len(argument) > MAX_CLUSTER_CHARS:
             return f"an option argument of {argv[0]!r} is over {MAX_CLUSTER_CHARS} characters"
         for candidate in _candidates(argument):
-            if _outside(candidate, root, real_root):
+            where = _place(candidate, root, real_root)
+            if where is not None:
                 return (
-                    f"{argv[0]} may not be given {argument[:80]!r}: {candidate[:80]!r} names a "
-                    f"place outside the project folder; use a path relative to the project "
-                    f"(absolute paths, URLs, '~' and '..' out of it are refused)"
+                    f"{argv[0]} may not be given {argument[:80]!r}: {candidate[:80]!r} names "
+                    f"{where}; use a path relative to the project (absolute paths, URLs, '~', "
+                    f"'..' out of it and the .git folder are refused)"
                 )
     return None
 
@@ -205,15 +208,26 @@ def _is_cluster(argument: str) -> bool:
     return argument.startswith("-") and not argument.startswith("--")
 
 
-def _outside(candidate: str, root: str, real_root: str) -> bool:
+def _place(candidate: str, root: str, real_root: str) -> str | None:
+    """What forbidden place ``candidate`` names, or None when it stays in the project."""
     if candidate.startswith("~"):
-        return True
+        return "a place outside the project folder"
     joined = os.path.normpath(os.path.join(root, candidate))
     if not _within(joined, root):
-        return True
+        return "a place outside the project folder"
     # Links anywhere along the way count, also under a folder that does not exist yet
     # (pytest --junitxml=link/new/x.xml would create it outside).
-    return not _within(os.path.realpath(joined), real_root)
+    real = os.path.realpath(joined)
+    if not _within(real, real_root):
+        return "a place outside the project folder"
+    # git mv x .git/config (or .git/hooks/...) would hand git a config or hook of its own.
+    parts = [
+        *Path(os.path.relpath(joined, root)).parts,
+        *Path(os.path.relpath(real, real_root)).parts,
+    ]
+    if any(part.lower() == ".git" for part in parts):
+        return "the repository's .git folder"
+    return None
 
 
 def _within(path: str, root: str) -> bool:
