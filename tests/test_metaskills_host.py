@@ -247,3 +247,19 @@ def test_scripted_answers_run_out_with_an_error_answer(tmp_path: Path) -> None:
     assert [r.answer for r in replies[:2]] == ["first", "second"]
     assert replies[1].exhausted is True
     assert replies[2].answer.startswith("error: no scripted answer left for ask #3")
+
+
+def test_a_program_over_its_memory_budget_is_a_budget_error(tmp_path: Path) -> None:
+    doubling = "def run(input):\n    x = [1]\n    for i in range(64):\n        x = x + x\n"
+    result = run(doubling, tmp_path, limits=Limits().with_overrides(max_memory_mib=128))
+    assert result.startswith("error: memory budget exhausted: the program needed more than 128")
+
+
+def test_a_huge_message_from_the_program_is_refused_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from metapkg.metaskills import host
+
+    monkeypatch.setattr(host, "MAX_MESSAGE_BYTES", 100_000)
+    source = 'def run(input):\n    return ask("x" * 200000)\n'
+    assert run(source, tmp_path).startswith("error: the program sent a host call or result over")

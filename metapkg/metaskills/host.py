@@ -27,6 +27,8 @@ from metapkg.metaskills.commands import BoundedReader
 
 POLL_SECONDS = 0.2  # how often a waiting parent looks at the cancellation flag
 MIB = 1024 * 1024
+MAX_MESSAGE_BYTES = 64 * MIB  # one line from the child: a host call or the result
+_OVERSIZED = b"<oversized>"  # queued instead of a line over MAX_MESSAGE_BYTES
 # What a child that ran out of its address space leaves on stderr.
 _MEMORY_MARKS = ("memory allocation of", "out of memory", "MemoryError", "Cannot allocate")
 _FAILURES = {
@@ -126,8 +128,13 @@ class _Child:
         self.errors = BoundedReader(self.process.stderr, 8192)
 
     def _read(self, pipe: IO[bytes]) -> None:
+        """Queue the child's lines; one over MAX_MESSAGE_BYTES ends the reading (a program
+        under its memory budget could still make the parent hold a gigabyte)."""
         with pipe:
-            for line in pipe:
+            while line := pipe.readline(MAX_MESSAGE_BYTES + 1):
+                if len(line) > MAX_MESSAGE_BYTES:
+                    self.messages.put(_OVERSIZED)
+                    return
                 self.messages.put(line)
         self.messages.put(None)
 
@@ -150,6 +157,11 @@ class _Child:
                 continue
             if line is None:
                 return None
+            if line is _OVERSIZED:
+                raise Stop(
+                    f"the program sent a host call or result over {MAX_MESSAGE_BYTES // MIB} MiB; "
+                    f"pass smaller values to ask, command and trace, and return less"
+                )
             message: dict[str, Any] = json.loads(line)
             return message
 
