@@ -199,6 +199,13 @@ def test_a_program_metapkg_does_not_know_needs_a_rule_from_the_user(repo: Path) 
     )
 
 
+def test_a_user_rule_refuses_single_dash_long_options(repo: Path) -> None:
+    rule = [CommandRuleSpec("printenv", deny_options=("-exec", "--eval"))]
+    for argv in (["printenv", "-exec"], ["printenv", "--ev=x"], ["printenv", "-exec=x"]):
+        assert "is refused" in command(repo, argv, ("printenv",), rule)["result"], argv
+    assert command(repo, ["printenv", "PATH"], ("printenv",), rule)["ok"] is True
+
+
 def test_a_user_rule_narrows_a_built_in_one_and_never_widens_it(repo: Path) -> None:
     narrow = [CommandRuleSpec("git", subcommands=("status",))]
     assert command(repo, ["git", "status"], ("git",), narrow)["ok"] is True

@@ -7,8 +7,8 @@ few common programs (KNOWN); for any other the user writes one in metapkg.yaml
 (``{command: NAME, subcommands: [...], deny-options: [...]}``), which for a known program
 can only narrow the built-in one. Every rule also keeps paths inside the project: an
 argument, or the part of it after ``=`` or ``:``, or (for ``-xVALUE`` clusters) what
-follows an option letter, may not name a place outside the project folder, through
-``..``, an absolute path, ``~`` or a link.
+follows an option letter, may not name a place outside the project folder (through
+``..``, an absolute path, ``~`` or a link) nor its ``.git`` folder.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ class ArgumentRule:
     program: str
     subcommands: frozenset[str] | None = None  # the first argument must be one of these
     denied: frozenset[str] = frozenset()  # options refused anywhere ("-O", "--output")
-    denied_after: Mapping[str, frozenset[str]] = field(default_factory=dict)  # sub -> words
     environment: Mapping[str, str] = field(default_factory=dict)  # set for this program
     why: str = ""  # one line for refusals: what the rule protects
     paths_inside: bool = True  # arguments may not name places outside the project
@@ -146,10 +145,6 @@ def _rule_problem(rule: ArgumentRule, argv: list[str]) -> str | None:
                 f"{name} {shown} is not allowed: the first argument of {name} must be one "
                 f"of {', '.join(sorted(rule.subcommands))}"
             )
-        words = rule.denied_after.get(first or "", frozenset())
-        for argument in argv[2:]:
-            if argument in words:
-                return f"{name} {first} {argument} is not allowed"
     for argument in argv[1:]:
         option = _denied_option(argument, rule.denied)
         if option is not None:
@@ -163,6 +158,9 @@ def _rule_problem(rule: ArgumentRule, argv: list[str]) -> str | None:
 
 
 def _denied_option(argument: str, denied: frozenset[str]) -> str | None:
+    for option in sorted(denied):  # exactly, or with its value: also "-exec" (find-style)
+        if argument == option or argument.startswith(option + "="):
+            return option
     if argument.startswith("--"):
         name = argument.split("=", 1)[0]
         for option in sorted(denied):
