@@ -47,17 +47,17 @@ def export(gitdir: Path, root: Path) -> str:
     target = root / owner / repo
     tree = target / "head"
     tree.mkdir(parents=True)
-    _export_tree(_git_dir(gitdir), tree)
+    export_tree(git_dir(gitdir), tree)
     (target / "repo.yaml").write_text("commits:\n  head: head\nbranches:\n  main: head\n")
     return f"{owner}/{repo}"
 
 
-def _export_tree(git_dir: Path, tree: Path) -> None:
-    """HEAD's files into ``tree``, links and exec bits kept. A fetched snapshot may lack
-    its largest files; those are left out (``git archive`` would refuse the whole tree)."""
+def export_tree(git_dir: Path, tree: Path, revision: str = "HEAD") -> None:
+    """``revision``'s files into ``tree``, links and exec bits kept. A fetched snapshot may
+    lack its largest files; those are left out (``git archive`` would refuse the tree)."""
     git = ["git", f"--git-dir={git_dir}"]
     listing = subprocess.run(
-        [*git, "ls-tree", "-r", "-z", "HEAD"], check=True, capture_output=True
+        [*git, "ls-tree", "-r", "-z", revision], check=True, capture_output=True
     ).stdout
     entries = []
     for record in listing.split(b"\0"):
@@ -92,7 +92,7 @@ def _export_tree(git_dir: Path, tree: Path) -> None:
                 target.chmod(0o755)
 
 
-def _git_dir(path: Path) -> Path:
+def git_dir(path: Path) -> Path:
     return path / ".git" if (path / ".git").exists() else path
 
 
