@@ -133,13 +133,9 @@ def _write(args: argparse.Namespace, text: str) -> None:
         sys.stdout.write(text)
         return
     from metapkg.cli.base import given_path
-    from metapkg.diagnostics import MetapkgError
+    from metapkg.cli.output import write_file
 
-    path = given_path(args, args.output)
-    try:
-        path.write_text(text, encoding="utf-8", newline="\n")
-    except OSError as exc:
-        raise MetapkgError.single("output", str(path), f"cannot write: {exc.strerror}") from None
+    write_file(given_path(args, args.output), text, "the audit")
 
 
 COMMAND = AuditCommand()

@@ -76,14 +76,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(path: Path, text: str) -> None:
-    from metapkg.diagnostics import MetapkgError
+    from metapkg.cli.output import write_file
 
-    try:
-        path.write_text(text, encoding="utf-8", newline="\n")
-    except OSError as exc:
-        raise MetapkgError.single(
-            "output", str(path), f"cannot write the graph: {exc.strerror}"
-        ) from None
+    write_file(path, text, "the graph")
 
 
 COMMAND = GraphCommand()

@@ -14,6 +14,7 @@ from metapkg.untrusted import printable
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 if TYPE_CHECKING:  # this module is on every command's path: keep its imports light
     from collections.abc import Iterable, Sequence
+    from pathlib import Path
     from typing import TextIO
 
     from metapkg.diagnostics import Diagnostic
@@ -81,3 +82,15 @@ def table(rows: Sequence[Sequence[str]]) -> None:
     for row in shown:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
         print("  ".join([*cells, row[-1]]))
+
+
+def write_file(path: Path, text: str, what: str = "the output") -> None:
+    """Write a command's output file (``-o``, ``--pr-body``); a failure is error[output]."""
+    from metapkg.diagnostics import MetapkgError
+
+    try:
+        path.write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise MetapkgError.single(
+            "output", str(path), f"cannot write {what}: {exc.strerror}"
+        ) from None

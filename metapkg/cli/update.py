@@ -54,7 +54,7 @@ def write_pr_body(args: argparse.Namespace, report: InstallReport) -> None:
 
     from metapkg.actions.diff import diff_locks
     from metapkg.cli.base import given_path
-    from metapkg.diagnostics import MetapkgError
+    from metapkg.cli.output import write_file
     from metapkg.diff import render
     from metapkg.lock import format as lockfmt
 
@@ -67,11 +67,7 @@ def write_pr_body(args: argparse.Namespace, report: InstallReport) -> None:
             args.offline,
         )  # fmt: skip
         text = render.markdown(result.changes, "metapkg update", 400)
-    path = given_path(args, args.pr_body)
-    try:
-        path.write_text(text, encoding="utf-8", newline="\n")
-    except OSError as exc:
-        raise MetapkgError.single("output", str(path), f"cannot write: {exc.strerror}") from None
+    write_file(given_path(args, args.pr_body), text, "the pull-request body")
 
 
 COMMAND = UpdateCommand()
