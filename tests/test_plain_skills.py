@@ -39,19 +39,34 @@ def test_a_plain_skill_installs_as_a_leaf_with_one_warning() -> None:
     assert authored.package is not None and authored.package.metaagents is True
 
 
-def test_a_metaagents_package_keeps_every_rule_at_install(tmp_path: Path) -> None:
-    folder = make_skill(tmp_path, "declared", version="1.0")  # declares version: MetaAgents
+def test_a_leaf_with_a_version_but_no_changelog_installs_with_tolerated_warnings(
+    tmp_path: Path,
+) -> None:
+    # Issue 29: a version without CHANGELOG.md (and here not even SemVer) in a package
+    # with no dependencies is a plain skill with a version, not an install error.
+    folder = make_skill(tmp_path, "declared", version="1.0")
     (folder / "CHANGELOG.md").unlink()
     loaded = load_package(folder, "declared", consumer=True)
-    assert not loaded.ok
-    assert {r for r, _ in _rules(loaded.diagnostics)} == {"version", "changelog-missing"}
+    assert loaded.ok
+    assert set(_rules(loaded.diagnostics)) == {
+        ("version", "warning"),
+        ("changelog-missing", "warning"),
+    }
+    assert all(d.tolerated for d in loaded.diagnostics)
+    assert loaded.package is not None and loaded.package.version is None  # "1.0" is ignored
+
+
+def test_a_package_with_dependencies_keeps_its_version_and_changelog_rules(
+    tmp_path: Path,
+) -> None:
     deps_only = tmp_path / "deps-only"
     deps_only.mkdir()
     (deps_only / "SKILL.md").write_text(
         "---\nname: deps-only\ndescription: Declares dependencies.\n"
         "dependencies:\n  skills: []\n---\n"
     )
-    assert ("version", "error") in _rules(load_package(deps_only, "x", consumer=True).diagnostics)
+    found = _rules(load_package(deps_only, "x", consumer=True).diagnostics)
+    assert ("version", "error") in found and ("changelog-missing", "error") in found
 
 
 def test_plain_skill_field_findings_are_warnings_at_install(tmp_path: Path) -> None:

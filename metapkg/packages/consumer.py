@@ -67,25 +67,19 @@ def is_tolerated(diagnostic: Diagnostic, resolution: bool) -> bool:
     return diagnostic.rule in TOLERATED or diagnostic.rule.startswith(TOLERATED_PREFIXES)
 
 
-def tolerate(
-    diagnostics: Iterable[Diagnostic], resolution: bool, installed_as: str
-) -> Iterator[Diagnostic]:
-    """The findings as install reports them: tolerated errors become warnings that say
-    what install does instead (``installed_as``: the name the package installs under)."""
+def tolerate(diagnostics: Iterable[Diagnostic], resolution: bool) -> Iterator[Diagnostic]:
+    """The findings as install reports them: tolerated errors become warnings. Their
+    messages stay the spec's (``--strict`` shows them as errors); what install does
+    instead is said once per rule in the grouped summary (metapkg/actions/findings.py)."""
     found = list(diagnostics)
     renamed = any(d.rule == "name" and is_tolerated(d, resolution) for d in found)
     for d in found:
         if renamed and d.rule == "name-dir":
             continue  # one finding for a name that is no package name: it installs as its folder
-        if not is_tolerated(d, resolution):
+        if is_tolerated(d, resolution):
+            yield dataclasses.replace(d, severity="warning", tolerated=True)
+        else:
             yield d
-            continue
-        message = d.message
-        if d.rule == "name-dir":
-            message = message.split(";")[0] + "; it is provisioned under its folder name"
-        elif d.rule == "name":
-            message = f"{message}; it installs as {installed_as}"
-        yield dataclasses.replace(d, severity="warning", message=message, tolerated=True)
 
 
 def strict(diagnostic: Diagnostic) -> Diagnostic:

@@ -154,7 +154,7 @@ def _load_markdown(r: _Reading) -> Loaded:
     if is_plain:
         found.append(plain.not_metaagents(fm, r.folder, r.shown, r.kind, name))
     if r.consumer:
-        found = list(consumer.tolerate(found, consumer.takes_part(fm), name))
+        found = list(consumer.tolerate(found, consumer.takes_part(fm)))
     diags.extend(found)
     # What could be read is kept even when a rule failed: check reports every finding,
     # and install stops on the errors anyway.
@@ -193,8 +193,8 @@ def _template(fm: Frontmatter, r: _Reading) -> Diagnostic | None:
         "template-placeholder",
         r.shown,
         f"this {r.kind} is a template: its frontmatter holds the placeholder(s) "
-        f"{', '.join(found)}, to be filled in by whoever copies it; it installs under its "
-        f"folder name {r.folder_name!r}",
+        f"{', '.join(found)}, to be filled in by whoever copies it; fill them in (or "
+        f"remove the template from the catalog)",
         fm.line("name") if consumer.PLACEHOLDER.search(str(fm.fields.get("name"))) else 1,
     )
 
