@@ -172,11 +172,10 @@ def _noun(kind: Kind | None, count: int) -> str:
 def _consequence(rule: str, variant: str, count: int, hosts: Sequence[str]) -> str:
     verb, _, title = variant.partition(":")
     if verb == "would not load":
+        words = _words(count)
         return (
-            "{they} {are} not provisioned for %s; the other targets get {them}".format(
-                **_words(count)
-            )
-            % title
+            f"{words['they']} {words['are']} not provisioned for {title}; "
+            f"the other targets get {words['them']}"
         )
     if (rule, variant) == ("description", "long"):
         said = [text for host, text in _LONG_DESCRIPTION.items() if host in hosts]
