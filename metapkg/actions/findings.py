@@ -118,7 +118,8 @@ _CONSEQUENCES: Mapping[tuple[str, str], str] = {
     ("name-dir", ""): "{they} install{s} under {their} folder name{p}",
     ("template-placeholder", ""): "{they} install{s} under {their} folder name{p}; fill the "
     "placeholders in before relying on {them}",
-    ("changelog-missing", ""): "{they} install{s} as {a}plain package{p} with that version",
+    ("changelog-missing", ""): "{they} install{s} as {a}plain package{p}, pinned by commit "
+    "and integrity",
     ("changelog-version", ""): _LEAF,
     ("changelog-header", ""): _LEAF,
     ("changelog-order", ""): _LEAF,

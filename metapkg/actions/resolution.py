@@ -210,15 +210,24 @@ def _ranged_origins(resolved: Resolved) -> Iterable[Origin]:
 
 def _check_packages(resolved: Resolved, strict: bool) -> None:
     """The chosen packages break no rule install enforces (a candidate the resolver
-    passed over may); with ``strict``, none install tolerates either."""
+    passed over may); with ``strict``, none install tolerates either. A package another
+    package depends on takes part in resolution: its dependents rely on its version and
+    CHANGELOG, so those rules are enforced there even when it declares no dependencies."""
+    depended = {key for keys in resolved.dependencies.values() for key in keys}
     errors = [
         found
         for key in resolved.order
         for d in resolved.packages[key].diagnostics
-        if (found := consumer.strict(d) if strict else d).severity == "error"
+        if (found := _enforced(d, strict, key in depended)).severity == "error"
     ]
     if errors:
         raise PackageError(errors)
+
+
+def _enforced(diagnostic: Diagnostic, strict: bool, depended: bool) -> Diagnostic:
+    if strict or (depended and diagnostic.rule in consumer.RESOLUTION):
+        return consumer.strict(diagnostic)
+    return diagnostic
 
 
 def _check_pinned_content(

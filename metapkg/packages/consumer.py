@@ -8,8 +8,9 @@ package's own rules stops an install only when
 * it is unsafe (links, traversal, limits, control characters, bad MCP strings: every rule
   not named below stays an error, so a new rule is strict until it is listed here);
 * it breaks the graph (a dependency that cannot be read: ``dependencies``, ``origin``);
-* the package takes part in resolution (it declares ``dependencies``) and its version or
-  CHANGELOG.md is not one its dependents can rely on (``version``, ``changelog-*``).
+* the package takes part in resolution (it declares ``dependencies``, or another package
+  depends on it: metapkg/actions/resolution.py) and its version or CHANGELOG.md is not
+  one its dependents can rely on (``version``, ``changelog-*``).
 
 Every other error of the spec is *tolerated*: reported as a warning marked
 ``tolerated``, and ``--strict`` (or ``strict: true``) turns it back into an error. The
@@ -43,8 +44,9 @@ TOLERATED = frozenset(
     }
 )
 TOLERATED_PREFIXES = ("agentskills/",)  # the Agent Skills optional fields' types and sizes
-# Rules its dependents rely on: tolerated only in a package that declares no dependencies
-# (a leaf, pinned by commit and integrity; its version, when SemVer, is still recorded).
+# Rules its dependents rely on: tolerated only in a package outside resolution (no
+# dependencies of its own, and none on it: a leaf the manifest asks for, pinned by commit
+# and integrity; its version, when SemVer, is still recorded).
 RESOLUTION = frozenset(
     {"version", "changelog-missing", "changelog-header", "changelog-version", "changelog-order"}
 )
