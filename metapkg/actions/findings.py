@@ -88,6 +88,10 @@ def _variant(d: Diagnostic) -> str:
     description; a host that would not load a package, or warns about it (hostrules.py)."""
     if d.rule == "description":
         return "long" if "the limit is" in d.message else "missing"
+    if d.rule == "name" and "the limit is 64" in d.message:
+        return "long"
+    if d.rule.startswith("agentskills/"):
+        return "agentskills"
     if host := _HOST.match(d.message):
         return f"{host['verb']}:{host['title']}"
     return ""
@@ -99,7 +103,14 @@ _TEXTS: Mapping[tuple[str, str], str] = {
     ("description", "long"): "{have} a description over 1,024 characters",
     ("description", "missing"): "{have} no usable description",
     ("name", ""): "{have} a name that is not a package name (kebab-case, at most 64 characters)",
+    ("name", "long"): "{have} a name over 64 characters",
     ("name-dir", ""): "{have} a name that differs from {their} folder's",
+    ("prereqs", ""): "{have} prereqs that are not text",
+    ("prereqs-agent", ""): "{are} {a}agent{p} that declare{s} prereqs",
+    ("mcp-filename", ""): "{have} a file name that does not follow {their} _meta.name",
+    ("mcp-format", ""): "{are} not formatted as the spec asks (2-space JSON, final newline)",
+    ("file-origin", ""): "depend{s} on file: origins, which exist only on {their} author's machine",
+    ("origin-object", ""): "write dependencies as {{origin: ...}} objects",
     ("template-placeholder", ""): "{are} {a}template{p} with {{{{placeholders}}}} in {their} "
     "frontmatter",
     ("changelog-missing", ""): "declare{s} a version but {have} no CHANGELOG.md",
@@ -109,12 +120,15 @@ _TEXTS: Mapping[tuple[str, str], str] = {
     ("version", ""): "{have} a version that is not SemVer",
     ("scope", ""): "{have} a scope that is not a package scope",
     ("body-length", ""): "{have} a SKILL.md body over 20,000 characters (hosts may truncate it)",
+    ("agentskills", ""): "{have} an optional Agent Skills field of the wrong type or size",
     ("hidden-unicode", ""): "{have} invisible or bidirectional control characters in {their} text",
 }
 _LEAF = "{they} install{s} as {a}leaf package{p} pinned by commit and integrity"
 _CONSEQUENCES: Mapping[tuple[str, str], str] = {
     ("description", "missing"): "hosts list {them} by name only",
     ("name", ""): "{they} install{s} under {their} folder name{p}",
+    ("name", "long"): "{they} install{s} under {their} folder name{p}",
+    ("prereqs", ""): "{they} install{s} without {their} setup steps",
     ("name-dir", ""): "{they} install{s} under {their} folder name{p}",
     ("template-placeholder", ""): "{they} install{s} under {their} folder name{p}; fill the "
     "placeholders in before relying on {them}",
@@ -153,6 +167,8 @@ def _words(count: int) -> dict[str, str]:
 
 
 def _text(rule: str, variant: str, keys: Sequence[Key]) -> str:
+    if variant == "agentskills":  # the rule id says which field
+        variant, rule = "", "agentskills"
     kinds = {kind for kind, _ in keys}
     noun = _noun(next(iter(kinds)) if len(kinds) == 1 else None, len(keys))
     verb, _, title = variant.partition(":")
@@ -171,14 +187,17 @@ def _noun(kind: Kind | None, count: int) -> str:
 
 
 def _consequence(rule: str, variant: str, count: int, hosts: Sequence[str]) -> str:
+    words = _words(count)
     verb, _, title = variant.partition(":")
     if verb == "would not load":
-        words = _words(count)
         return (
             f"{words['they']} {words['are']} not provisioned for {title}; "
             f"the other targets get {words['them']}"
         )
+    said = _CONSEQUENCES.get((rule, variant), "")
+    if (rule, variant) == ("name", "long") and "codex" in hosts:
+        # Codex reads the name in SKILL.md, whatever the folder, and skips one over 64
+        said += ", but Codex skips {them}"
     if (rule, variant) == ("description", "long"):
-        said = [text for host, text in _LONG_DESCRIPTION.items() if host in hosts]
-        return ", ".join(said).format(**_words(count))
-    return _CONSEQUENCES.get((rule, variant), "").format(**_words(count))
+        said = ", ".join(text for host, text in _LONG_DESCRIPTION.items() if host in hosts)
+    return said.format(**words)

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from metapkg.diagnostics import Diagnostic, error
-from metapkg.packages import changelog, consumer, mcp, metaskill, plain
+from metapkg.packages import changelog, mcp, metaskill, plain
+from metapkg.packages import consumer as policy
 from metapkg.packages.frontmatter import Frontmatter, FrontmatterProblem, opens_frontmatter, parse
 from metapkg.packages.models import Agent, ChangelogEntry, Dependency, Kind, Package, Skill
 from metapkg.packages.names import MAX_NAME, SCOPE
@@ -75,7 +76,10 @@ def load_package(
         return Loaded(None, (_not_a_package(display),))
     if kind == "mcp":
         model, diags = mcp.load(path, display)
-        return Loaded(model, (*diags, *files.check(path, display)))
+        found = [*diags, *files.check(path, display)]
+        if consumer:  # its file name and formatting; its _meta.version stays strict
+            found = list(policy.tolerate(found, resolution=True))
+        return Loaded(model, tuple(found))
     # -- agent.3md: a folder with a .3md is loaded (and judged) by metapkg/agent3md ---------
     if kind == "agent":
         from metapkg.agent3md.package import documents, load_agent
@@ -129,7 +133,7 @@ def _load_markdown(r: _Reading) -> Loaded:
     try:
         fm = parse(text)
     except FrontmatterProblem as exc:
-        repaired = consumer.quoted_placeholders(text) if r.consumer else None
+        repaired = policy.quoted_placeholders(text) if r.consumer else None
         if repaired is None:
             diags.append(error("frontmatter", r.shown, exc.message, exc.line))
             return Loaded(None, tuple(diags))
@@ -148,13 +152,13 @@ def _load_markdown(r: _Reading) -> Loaded:
         found.extend(changelog_diags)
     name = fm.fields.get("name")
     if r.consumer:  # installed under its folder name when its own is no package name
-        name = consumer.install_name(name, r.folder_name)
+        name = policy.install_name(name, r.folder_name)
     if not isinstance(name, str):
         return Loaded(None, (*diags, *found))
     if is_plain:
         found.append(plain.not_metaagents(fm, r.folder, r.shown, r.kind, name))
     if r.consumer:
-        found = list(consumer.tolerate(found, consumer.takes_part(fm)))
+        found = list(policy.tolerate(found, policy.takes_part(fm)))
     diags.extend(found)
     # What could be read is kept even when a rule failed: check reports every finding,
     # and install stops on the errors anyway.
@@ -186,7 +190,7 @@ def _field_rules(fm: Frontmatter, r: _Reading, is_plain: bool) -> Iterator[Diagn
 
 def _template(fm: Frontmatter, r: _Reading) -> Diagnostic | None:
     """A template to fill in (``name: {{project_name}}``): said once, as one finding."""
-    found = consumer.placeholders(fm)
+    found = policy.placeholders(fm)
     if not found:
         return None
     return error(
@@ -195,7 +199,7 @@ def _template(fm: Frontmatter, r: _Reading) -> Diagnostic | None:
         f"this {r.kind} is a template: its frontmatter holds the placeholder(s) "
         f"{', '.join(found)}, to be filled in by whoever copies it; fill them in (or "
         f"remove the template from the catalog)",
-        fm.line("name") if consumer.PLACEHOLDER.search(str(fm.fields.get("name"))) else 1,
+        fm.line("name") if policy.PLACEHOLDER.search(str(fm.fields.get("name"))) else 1,
     )
 
 
