@@ -32,7 +32,7 @@ from metapkg.lock.build import from_resolution
 from metapkg.manifest import Manifest
 from metapkg.origins import Origin
 from metapkg.packages import consumer
-from metapkg.packages.models import Skill
+from metapkg.packages.models import Key, Skill
 from metapkg.provision import scope as scopes
 from metapkg.provision.hostrules import judge
 from metapkg.provision.plan import Item, Plan, plan_placements
@@ -105,7 +105,7 @@ def resolve_project(
         tuple(notes)
         + tuple(fetch_notes)
         + resolved.notes
-        + tuple(_trust_notes(project, manifest, resolved))
+        + tuple(_trust_notes(project, manifest, resolved, changed))
         + plan.warnings
         + tuple(f.diagnostic for f in found)
     )
@@ -283,13 +283,17 @@ def _local_file_origin(node: Node, diagnostic: Diagnostic) -> bool:
     return diagnostic.rule == "file-origin" and node.origin.is_local
 
 
-def _trust_notes(project: Path, manifest: Manifest, resolved: Resolved) -> list[Diagnostic]:
+def _trust_notes(
+    project: Path, manifest: Manifest, resolved: Resolved, changed: frozenset[Key]
+) -> list[Diagnostic]:
     """An untrusted metaskill installs as instructions only (its SKILL.md works as a
     static skill; `metapkg run` and `metapkg mcp` refuse its program): say so, and how to
-    trust it. A skill kept in the project itself (a file: folder inside it) is trusted,
-    as the metaskills spec says."""
+    trust it, when it enters or changes in the graph (``changed``). A skill kept in the
+    project itself (a file: folder inside it) is trusted, as the metaskills spec says."""
     notes = []
     for key in resolved.order:
+        if key not in changed:
+            continue
         node = resolved.packages[key]
         package = node.package
         if not isinstance(package, Skill) or package.metaskill is None:
