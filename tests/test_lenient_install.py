@@ -135,3 +135,9 @@ def test_check_stays_strict_on_the_same_skills() -> None:
     assert {"description", "name", "frontmatter", "changelog-missing", "version"} <= errors
     agentskills = run_cli("check", "--profile", "agentskills", str(REPOS / "out-of-spec"))
     assert agentskills.code == 1
+
+
+def test_lock_takes_strict_too(gh: GH) -> None:
+    assert_ok(gh.run("add", OUT_OF_SPEC, "--skill", "api-client"))
+    assert_ok(gh.run("lock", "--check"))
+    assert_fails_with(gh.run("lock", "--strict"), "description")
