@@ -63,24 +63,22 @@ def changed_keys(old: lockfmt.Lockfile | None, new: lockfmt.Lockfile) -> frozens
 def group(findings: Iterable[Finding], hosts: Sequence[str] = ()) -> tuple[Group, ...]:
     """One group per rule (and severity), in the order rules first appear; ``hosts``: the
     active targets, for what each does with what the rule is about."""
-    by_rule: dict[tuple[str, str, str], list[Key]] = {}
+    by_rule: dict[tuple[str, str, str], dict[Key, None]] = {}  # keys in first-seen order
     for finding in findings:
         d = finding.diagnostic
-        if d.rule in QUIET:
-            continue
-        keys = by_rule.setdefault((d.rule, _variant(d), d.severity), [])
-        if finding.key not in keys:
-            keys.append(finding.key)
+        if d.rule not in QUIET:
+            by_rule.setdefault((d.rule, _variant(d), d.severity), {})[finding.key] = None
     return tuple(
-        Group(
-            rule,
-            severity,
-            tuple(keys),
-            _text(rule, variant, keys),
-            _consequence(rule, variant, len(keys), hosts),
-        )
+        _group(rule, variant, severity, tuple(keys), hosts)
         for (rule, variant, severity), keys in by_rule.items()
     )
+
+
+def _group(
+    rule: str, variant: str, severity: str, keys: tuple[Key, ...], hosts: Sequence[str]
+) -> Group:
+    text = _text(rule, variant, keys)
+    return Group(rule, severity, keys, text, _consequence(rule, variant, len(keys), hosts))
 
 
 def _variant(d: Diagnostic) -> str:

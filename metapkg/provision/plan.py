@@ -79,8 +79,8 @@ class Plan:
     warnings: tuple[Diagnostic, ...] = ()
     notes: tuple[str, ...] = ()  # what the user must still do, per host
     link_mode: str = "copy"  # how package files get into the project (linkmode.py)
-    # note -> the paths (folders or config files) it is about: a summary shows a note
-    # only when one of them was just written
+    # note -> the folders and config files it is about: a summary shows a note only when
+    # something in one of them was just written
     note_paths: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
     def notes_for(self, written: Iterable[str]) -> tuple[str, ...]:
@@ -169,11 +169,12 @@ def _notes(
     def note(text: str, about: Iterable[str]) -> None:
         found.setdefault(text, []).extend(about)
 
+    filled = {path.rsplit("/", 1)[0] for path in by_path}  # the folders placements are in
     for h in hosts:
         own = [e.path for e in edits if e.host == h.name and e.entries]
         servers = own if h.mcp else [e.path for e in edits if e.entries]
-        agents = [p for p in by_path if h.agents and p.startswith(f"{h.agents}/")]
-        skills = [p for p in by_path if h.skills and p.startswith(f"{h.skills}/")]
+        agents = [h.agents] if h.agents in filled else []
+        skills = [h.skills] if h.skills in filled else []
         for text in h.notes:
             note(text, skills + agents + own)
         for text in h.mcp_notes:
@@ -183,10 +184,7 @@ def _notes(
         if not scope.user and h.mcp and (said := placeholders.note(h.title, h.mcp, mode)):
             note(said, own)
     for double in registry.double_loads(hosts):
-        note(
-            double.message(),
-            [f for f in double.folders if any(p.startswith(f"{f}/") for p in by_path)],
-        )
+        note(double.message(), [f for f in double.folders if f in filled])
     return {text: tuple(about) for text, about in found.items() if about}
 
 
