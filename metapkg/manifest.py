@@ -124,7 +124,16 @@ def parse(text: str, path: Path) -> Manifest:
     if diags:
         raise ManifestError(diags)
     return Manifest(
-        path, deps, targets, overrides, trusted, commands, mcp_paths, serve, link_mode, policy,
+        path,
+        deps,
+        targets,
+        overrides,
+        trusted,
+        commands,
+        mcp_paths,
+        serve,
+        link_mode,
+        policy,
         strict,
     )
 
