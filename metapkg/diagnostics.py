@@ -23,6 +23,9 @@ class Diagnostic:
     line: int | None
     message: str
     omitted: int = 0  # > 0: this line stands for that many findings left out (capped)
+    # An error of the spec that a consumer's install reports as a warning (see
+    # metapkg/packages/consumer.py); ``--strict`` makes it an error again.
+    tolerated: bool = False
 
     def render(self) -> str:
         """One line for a terminal; control characters from packages are shown, not obeyed,

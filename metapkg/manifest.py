@@ -28,6 +28,7 @@ DEFAULT_TARGETS = ("agents", "claude")
 _TOP_LEVEL = (
     "dependencies", "targets", "overrides", "trust", "metaskills", "mcp-paths", "link-mode",
     "policy",
+    "strict",
 )  # fmt: skip
 # A bare executable name for metaskills.allow-commands: no path, no shell syntax.
 COMMAND_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
@@ -70,6 +71,7 @@ class Manifest:
     # audit), so a project without one never imports the audit code.
     policy: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
     command_rules: tuple[CommandRuleSpec, ...] = ()  # the mapping entries of allow-commands
+    strict: bool = False  # every finding install tolerates is an error (packages/consumer.py)
 
     @property
     def project(self) -> Path:
@@ -129,6 +131,7 @@ def parse(text: str, path: Path) -> Manifest:
     if policy is not None and not isinstance(policy, dict):
         message = "'policy' must be a mapping (see the README's \"Audit and policy\")"
         diags.append(error("manifest", display, message, data.line("policy")))
+    strict = _strict(top.get("strict", False), data, display, diags)
     if diags:
         raise ManifestError(diags)
     return Manifest(
@@ -143,6 +146,7 @@ def parse(text: str, path: Path) -> Manifest:
         link_mode,
         policy,
         command_rules=rules,
+        strict=strict,
     )
 
 
@@ -296,6 +300,18 @@ def _serve(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnos
         diags.append(error("manifest", display, message, data.line("metaskills", "serve")))
         return False
     return serve
+
+
+def _strict(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> bool:
+    """strict: true: install fails on every finding it would otherwise tolerate."""
+    if not isinstance(value, bool):
+        message = (
+            f"'strict' is true or false, not {value!r}; true makes install fail on every "
+            f"finding of the packages' rules, as `metapkg check` does"
+        )
+        diags.append(error("manifest", display, message, data.line("strict")))
+        return False
+    return value
 
 
 # -- editing (round-trip) ----------------------------------------------------------------

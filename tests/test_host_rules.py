@@ -34,29 +34,37 @@ def test_a_metaagents_skill_passes_metis(tmp_path: Path) -> None:
 
 def test_metis_rules_apply_to_what_is_provisioned_for_metis(tmp_path: Path, cli: Any) -> None:
     _plain(tmp_path / "src", "long", "long", "word " * 5000)
-    _plain(tmp_path / "src", "pdf-tools", "pdf")  # Metis skips a name that is not its folder
+    crlf = _plain(tmp_path / "src", "crlf", "crlf")  # Metis skips a file with CRLF endings
+    (crlf / "SKILL.md").write_bytes((crlf / "SKILL.md").read_bytes().replace(b"\n", b"\r\n"))
     project = tmp_path / "project"
     targets = "targets: [metis, claude]\n"
     write_manifest(project, skills=["file:../src/skills/long"], extra=targets)
-    run = assert_ok(cli("install", cwd=project))
+    run = assert_ok(cli("-v", "install", cwd=project))
     [warned] = [d for d in diagnostics(run.err) if d.rule == "metis/body-size"]
     assert warned.severity == "warning" and warned.path == ".metis/skills/long/SKILL.md"
     assert "Metis (target metis) warns about skill long" in warned.message
+    assert "warning[metis/body-size] 1 skill draws a warning from Metis: long" in run.err
 
     before = sorted(p.relative_to(project).as_posix() for p in project.rglob("*"))
     lock = (project / "metapkg.lock").read_text()
     write_manifest(
-        project, skills=["file:../src/skills/long", "file:../src/skills/pdf-tools"], extra=targets
+        project, skills=["file:../src/skills/long", "file:../src/skills/crlf"], extra=targets
     )
-    [refused] = assert_fails_with(cli("install", cwd=project), "metis/name")
-    assert refused.path == ".metis/skills/pdf-tools/SKILL.md"
-    assert "Metis (target metis) would not load skill pdf" in refused.message
+    # --strict: a skill the host would skip fails the install, and nothing changes
+    [refused] = assert_fails_with(cli("install", "--strict", cwd=project), "metis/start")
+    assert refused.path == ".metis/skills/crlf/SKILL.md"
+    assert "Metis (target metis) would not load skill crlf" in refused.message
     assert "leave metis out of targets" in refused.message
     after = sorted(p.relative_to(project).as_posix() for p in project.rglob("*"))
     assert after == before and (project / "metapkg.lock").read_text() == lock  # nothing changed
 
-    write_manifest(  # without metis the same skill installs (under its folder name)
-        project, skills=["file:../src/skills/pdf-tools"], extra="targets: [claude]\n"
+    # a consumer's install leaves it out of Metis only, and says so
+    run = assert_ok(cli("install", cwd=project))
+    assert (
+        "warning[metis/start] 1 skill would not load in Metis: crlf; it is not provisioned "
+        "for Metis; the other targets get it" in run.err
     )
-    assert_ok(cli("install", cwd=project))
-    assert (project / ".claude/skills/pdf-tools/SKILL.md").is_file()
+    assert (project / ".claude/skills/crlf/SKILL.md").is_file()
+    assert not (project / ".metis/skills/crlf").exists()
+    assert (project / ".metis/skills/long/SKILL.md").is_file()
+    assert_ok(cli("verify", cwd=project))  # what was left out is not missing

@@ -360,3 +360,36 @@ def test_a_note_about_mcp_servers_only_when_the_host_gets_some(tmp_path: Path) -
     assert not set(mcp_notes) & set(skills_only)
     assert set(mcp_notes) <= set(with_server)
     assert any("Gemini CLI ignores" in n for n in skills_only)  # a note about all it gets
+
+
+def test_host_notes_are_about_what_a_plan_provisions(tmp_path: Path) -> None:
+    """Issue 29: a note only where it applies (no double load without skills, no Codex
+    trust note for skills it reads untrusted), and a summary shows a note only when one of
+    its paths was just written."""
+    from conftest import make_agent, make_mcp, make_skill
+
+    from metapkg.packages.load import load_package
+    from metapkg.provision import scope as scopes
+    from metapkg.provision.plan import Item, plan_placements
+
+    def item(folder: Path) -> Item:
+        package = load_package(folder, str(folder)).package
+        assert package is not None
+        return Item(package, "sha256:x")
+
+    skill = item(make_skill(tmp_path / "src", "pdf"))
+    agent = item(make_agent(tmp_path / "src", "reviewer"))
+    server = item(make_mcp(tmp_path / "src", "io.acme/db"))
+    project = scopes.project(tmp_path / "proj")
+    targets = ["claude", "cursor", "codex"]
+    mcp_only = plan_placements([server], targets, project, {})
+    assert not any("more than once" in n for n in mcp_only.notes)  # no skills, no double load
+    skills = plan_placements([skill], targets, project, {})
+    [double] = [n for n in skills.notes if "more than once" in n]
+    assert "claude: .claude/skills; codex, cursor: .agents/skills" in double  # which targets
+    assert not any("trusted project" in n for n in skills.notes)  # Codex reads skills untrusted
+    everything = plan_placements([skill, agent, server], targets, project, {})
+    [trust] = [n for n in everything.notes if "trusted project" in n]
+    assert everything.notes_for([".codex/agents/reviewer.toml"]) == (trust,)
+    assert everything.notes_for([".claude/skills/pdf"]) == (double,)
+    assert everything.notes_for([]) == ()  # nothing just written: nothing to say

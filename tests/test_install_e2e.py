@@ -488,6 +488,11 @@ def test_untrusted_metaskill_installs_as_instructions_only(cli, tmp_path: Path) 
     assert (project / ".claude/skills/meta/SKILL.md").is_file()
     ran = cli("run", "meta", cwd=project)  # metapkg will not run the untrusted program
     assert ran.code == 1 and "trust.metaskills" in ran.out + ran.err
+    # said when it enters the graph, not again when another package is added
+    write_manifest(
+        project, skills=[file_origin(meta), file_origin(make_skill(tmp_path / "cat", "x"))]
+    )
+    assert "untrusted-metaskill" not in assert_ok(cli("install", cwd=project)).err
 
 
 def test_a_metaskill_kept_in_the_project_is_trusted_and_served(cli, tmp_path: Path) -> None:

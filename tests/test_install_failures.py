@@ -285,7 +285,8 @@ def test_mcp_with_dependencies_is_refused(cli, tmp_path: Path) -> None:
 
 def test_bad_changelog_fails_naming_package_and_rule(cli, tmp_path: Path) -> None:
     good = make_skill(tmp_path / "cat", "good")
-    bad = make_skill(tmp_path / "cat", "bad", version="1.1.0")
+    # it declares a dependency, so it takes part in resolution: its CHANGELOG must agree
+    bad = make_skill(tmp_path / "cat", "bad", version="1.1.0", skills=[file_origin(good)])
     write_changelog(bad, "1.0.0")  # newest entry does not match `version`
     project = tmp_path / "proj"
     write_manifest(project, skills=[file_origin(good), file_origin(bad)])

@@ -224,7 +224,8 @@ def test_add_relative_origin_is_kept_as_written(cli, tmp_path: Path) -> None:
 
 def test_add_of_a_broken_package_changes_nothing(cli, tmp_path: Path) -> None:
     good = make_skill(tmp_path / "cat", "good")
-    bad = make_skill(tmp_path / "cat", "bad", version="2.0.0")
+    # it declares a dependency: its CHANGELOG must agree with its version, even at install
+    bad = make_skill(tmp_path / "cat", "bad", version="2.0.0", skills=[file_origin(good)])
     write_changelog(bad, "1.0.0")
     project = tmp_path / "proj"
     commented_manifest(project, [file_origin(good)])

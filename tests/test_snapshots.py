@@ -101,7 +101,8 @@ def test_update_summary_as_json(cli, tmp_path: Path) -> None:
 
 def _errors(cli, tmp_path: Path) -> list[tuple[str, Run]]:
     cat = _catalog(tmp_path)
-    make_skill(cat, "broken", version="one")
+    # it declares a dependency, so its dependents rely on its version: still an error
+    make_skill(cat, "broken", version="one", skills=[file_origin(cat / "skills/base")])
     found: list[tuple[str, Run]] = []
 
     def project(name: str, text: str | None = None) -> Path:

@@ -26,7 +26,7 @@ def hosts(project: Path) -> list[dict[str, Any]]:
             "skills": host.skills,
             "agents": f"{host.agents}/<name>{host.agent_suffix}" if host.agents else None,
             "mcp": host.mcp.file_in(project.joinpath) if host.mcp else None,
-            "notes": [*host.notes, *host.mcp_notes],
+            "notes": list(dict.fromkeys((*host.notes, *host.mcp_notes, *host.agent_notes))),
         }
         for name, host in HOSTS.items()
     ]

@@ -55,6 +55,7 @@ def install(
     checked: bool = False,
     audit: str = "warn",
     policy: str | None = None,
+    strict: bool = False,
 ) -> InstallReport:
     """Resolve (reusing the lock's pins), fetch, write the lock, provision.
 
@@ -72,9 +73,12 @@ def install(
     ``audit`` and ``policy``: the audit gate (actions/audit.py) between resolving and
     writing anything: off, warn or block, and a policy file or URL that tightens the
     project's.
+    ``strict``: every finding a consumer's install tolerates is an error (it resolves
+    even an up-to-date project, to judge every package again).
     """
     values = placeholder_values(project) if scope is None else scope.values()
     asked = unpin is not None or reinstall or manifest is not None or scope is not None
+    asked = asked or strict
     if not checked:
         orphans.sweep_project(project)
     if not (asked or checked) and up_to_date(str(project), __version__, values):
@@ -95,7 +99,13 @@ def install(
             unpinned = unpin(current) if current is not None else frozenset()
         options = FetchOptions(offline=offline, frozen=frozen, workers=workers, unpinned=unpinned)
         resolution = resolve_project(
-            project, options, fresh, link_mode=link_mode, manifest=manifest, scope=where
+            project,
+            options,
+            fresh,
+            link_mode=link_mode,
+            manifest=manifest,
+            scope=where,
+            strict=strict,
         )
         if frozen:
             check_frozen(resolution)
@@ -212,9 +222,14 @@ def _only_ours(path: Path, applied: Applied, config: str) -> bool:
 
 
 def lock(
-    project: Path, check: bool = False, offline: bool = False, workers: int = 16
+    project: Path,
+    check: bool = False,
+    offline: bool = False,
+    workers: int = 16,
+    strict: bool = False,
 ) -> Resolution:
-    """Resolve and write metapkg.lock only; with ``check``, raise if it would change."""
+    """Resolve and write metapkg.lock only; with ``check``, raise if it would change;
+    with ``strict``, fail on every finding install would tolerate."""
     from metapkg.actions.resolution import resolve_project
     from metapkg.fetch.sources import FetchOptions
     from metapkg.lock import format as lockfmt
@@ -227,7 +242,7 @@ def lock(
         orphans.sweep_project(project)
         # --check: a lock with conflicts, or damaged, is an error, not "no lock yet"
         options = FetchOptions(offline=offline, workers=workers)
-        resolution = resolve_project(project, options, clean_lock=check)
+        resolution = resolve_project(project, options, clean_lock=check, strict=strict)
         if check:
             if resolution.lock_changed:
                 raise LockError(stale_reasons(resolution))

@@ -14,6 +14,7 @@ from pathlib import Path
 from metapkg import events
 from metapkg import manifest as manifest_file
 from metapkg.actions import prechecks
+from metapkg.actions.findings import Finding, changed_keys
 from metapkg.actions.lockread import read_lock_or_replace
 from metapkg.diagnostics import (
     Diagnostic,
@@ -30,9 +31,10 @@ from metapkg.lock import format as lockfmt
 from metapkg.lock.build import from_resolution
 from metapkg.manifest import Manifest
 from metapkg.origins import Origin
-from metapkg.packages.models import Skill
+from metapkg.packages import consumer
+from metapkg.packages.models import Key, Skill
 from metapkg.provision import scope as scopes
-from metapkg.provision.hostrules import host_findings
+from metapkg.provision.hostrules import judge
 from metapkg.provision.plan import Item, Plan, plan_placements
 from metapkg.resolve.candidates import Candidates, locked_choices
 from metapkg.resolve.discovery import Discovery
@@ -50,6 +52,8 @@ class Resolution:
     lock: lockfmt.Lockfile
     lock_text: str
     warnings: tuple[Diagnostic, ...]
+    # the warnings about packages that entered or changed in the graph, by package
+    findings: tuple[Finding, ...] = ()
 
     @property
     def lock_changed(self) -> bool:
@@ -65,6 +69,7 @@ def resolve_project(
     manifest: Manifest | None = None,
     scope: scopes.Scope | None = None,
     clean_lock: bool = False,
+    strict: bool = False,
 ) -> Resolution:
     """``fresh``: for `metapkg update`, the fqns whose locked versions are not reused
     (empty: none is); None reuses the lock's choices wherever they still fit.
@@ -72,8 +77,10 @@ def resolve_project(
     ``manifest``: instead of reading metapkg.yaml (a dry run of an edit).
     ``scope``: where the plan provisions (default: the project; ``--global``: the user's).
     ``clean_lock``: a damaged lock, or one with merge conflicts, is an error (`lock
-    --check`), not replaced or merged."""
+    --check`), not replaced or merged. ``strict`` (or ``strict: true`` in the manifest):
+    every finding install tolerates is an error (metapkg/packages/consumer.py)."""
     manifest = manifest or manifest_file.read(project)
+    strict = strict or manifest.strict
     options = options or FetchOptions()
     prechecks.refuse_the_project_itself(
         project, [d.origin for d in manifest.dependencies] + list(manifest.overrides.values())
@@ -86,27 +93,33 @@ def resolve_project(
     resolved, located, fetch_notes, renamed = _resolve_graph(
         project, manifest, old_lock, options, fresh, registry
     )
-    _check_packages(resolved)
+    _check_packages(resolved, strict)
     where = scope or scopes.project(project)
-    plan, lock, judged = _plan_and_lock(project, manifest, resolved, located, where, link_mode)
+    plan, lock, judged = _plan_and_lock(
+        project, manifest, resolved, located, where, link_mode, strict
+    )
     lock = dataclasses.replace(lock, renamed=renamed)
+    changed = changed_keys(old_lock, lock)
+    found = tuple(f for f in (*judged, *_package_findings(resolved)) if f.key in changed)
     warnings = (
         tuple(notes)
         + tuple(fetch_notes)
         + resolved.notes
-        + tuple(_trust_notes(project, manifest, resolved))
+        + tuple(_trust_notes(project, manifest, resolved, changed))
         + plan.warnings
-        + tuple(judged)
-        + tuple(
-            d
-            for key in resolved.order
-            for d in resolved.packages[key].diagnostics
-            if d.severity == "warning" and not _local_file_origin(resolved.packages[key], d)
-        )
+        + tuple(f.diagnostic for f in found)
     )
     return Resolution(
-        manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings
+        manifest, old_lock, old_text, resolved, plan, lock, lockfmt.render(lock), warnings, found
     )
+
+
+def _package_findings(resolved: Resolved) -> Iterable[Finding]:
+    for key in resolved.order:
+        node = resolved.packages[key]
+        for d in node.diagnostics:
+            if d.severity == "warning" and not _local_file_origin(node, d):
+                yield Finding(node.package_key, d)
 
 
 def _resolve_graph(
@@ -155,7 +168,8 @@ def _plan_and_lock(
     located: list[RefPin],
     where: scopes.Scope,
     link_mode: str | None,
-) -> tuple[Plan, lockfmt.Lockfile, list[Diagnostic]]:
+    strict: bool,
+) -> tuple[Plan, lockfmt.Lockfile, list[Finding]]:
     """Where each resolved package goes in ``where`` (the plan), what the hosts say of
     them (an error stops here), and the lock that records both."""
     items = [_item(resolved.packages[key]) for key in resolved.order]
@@ -163,15 +177,17 @@ def _plan_and_lock(
     mode: Mode = "host-variables" if manifest.mcp_paths == "host-variables" else "absolute"
     extra = {} if where.user else _metaskill_server(project, manifest, resolved)
     links = link_mode or manifest.link_mode
-    plan = plan_placements(items, manifest.targets, where, values, mode, extra, links)
-    judged = host_findings(items, where.active(manifest.targets))
-    if any(d.severity == "error" for d in judged):
-        raise PackageError([d for d in judged if d.severity == "error"])
+    judged = judge(items, where.active(manifest.targets), strict)
+    if errors := [d for _, d in judged.findings if d.severity == "error"]:
+        raise PackageError(errors)
+    plan = plan_placements(
+        items, manifest.targets, where, values, mode, extra, links, judged.refused
+    )
     lock = from_resolution(
         project, manifest.targets, resolved, manifest.overrides, located, plan.paths,
         plan.servers,
     )  # fmt: skip
-    return plan, lock, judged
+    return plan, lock, [Finding(key, d) for key, d in judged.findings]
 
 
 def _report_resolving(done: int, total: int) -> None:
@@ -192,16 +208,26 @@ def _ranged_origins(resolved: Resolved) -> Iterable[Origin]:
                 yield dependency.origin
 
 
-def _check_packages(resolved: Resolved) -> None:
-    """The chosen packages break no rule (a candidate the resolver passed over may)."""
+def _check_packages(resolved: Resolved, strict: bool) -> None:
+    """The chosen packages break no rule install enforces (a candidate the resolver
+    passed over may); with ``strict``, none install tolerates either. A package another
+    package depends on takes part in resolution: its dependents rely on its version and
+    CHANGELOG, so those rules are enforced there even when it declares no dependencies."""
+    depended = {key for keys in resolved.dependencies.values() for key in keys}
     errors = [
-        d
+        found
         for key in resolved.order
         for d in resolved.packages[key].diagnostics
-        if d.severity == "error"
+        if (found := _enforced(d, strict, key in depended)).severity == "error"
     ]
     if errors:
         raise PackageError(errors)
+
+
+def _enforced(diagnostic: Diagnostic, strict: bool, depended: bool) -> Diagnostic:
+    if strict or (depended and diagnostic.rule in consumer.RESOLUTION):
+        return consumer.strict(diagnostic)
+    return diagnostic
 
 
 def _check_pinned_content(
@@ -257,13 +283,17 @@ def _local_file_origin(node: Node, diagnostic: Diagnostic) -> bool:
     return diagnostic.rule == "file-origin" and node.origin.is_local
 
 
-def _trust_notes(project: Path, manifest: Manifest, resolved: Resolved) -> list[Diagnostic]:
+def _trust_notes(
+    project: Path, manifest: Manifest, resolved: Resolved, changed: frozenset[Key]
+) -> list[Diagnostic]:
     """An untrusted metaskill installs as instructions only (its SKILL.md works as a
     static skill; `metapkg run` and `metapkg mcp` refuse its program): say so, and how to
-    trust it. A skill kept in the project itself (a file: folder inside it) is trusted,
-    as the metaskills spec says."""
+    trust it, when it enters or changes in the graph (``changed``). A skill kept in the
+    project itself (a file: folder inside it) is trusted, as the metaskills spec says."""
     notes = []
     for key in resolved.order:
+        if key not in changed:
+            continue
         node = resolved.packages[key]
         package = node.package
         if not isinstance(package, Skill) or package.metaskill is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from metapkg.actions.findings import Finding, Group, group
 from metapkg.diagnostics import Diagnostic, capped
 from metapkg.packages.models import Kind, label
 
@@ -74,7 +75,20 @@ class Summary:
     lock_written: bool = False
     recovered: tuple[str, ...] = ()  # interrupted installs rolled back first
     notes: tuple[str, ...] = ()  # what each host still needs from the user
-    warnings: tuple[Diagnostic, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()  # all of them, the packages' findings included
+    findings: tuple[Finding, ...] = ()  # the packages' findings (printed grouped)
+    targets: tuple[str, ...] = ()  # the active hosts, for what each does with a finding
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        """The packages' findings, one line per rule."""
+        return group(self.findings, self.targets)
+
+    @property
+    def other_warnings(self) -> tuple[Diagnostic, ...]:
+        """The warnings that are not about one package (fetching, trust, hosts...)."""
+        about_packages = {f.diagnostic for f in self.findings}
+        return tuple(w for w in self.warnings if w not in about_packages)
 
     @property
     def provisioning_changed(self) -> bool:
@@ -120,6 +134,8 @@ def summarize(report: InstallReport) -> Summary:
         lock_changed=resolution.lock_changed,
         lock_written=applied.lock_written,
         recovered=report.recovered,
-        notes=resolution.plan.notes,
+        notes=resolution.plan.notes_for((*applied.copied, *applied.configs_changed)),
         warnings=resolution.warnings + report.warnings,
+        findings=resolution.findings,
+        targets=resolution.manifest.targets,
     )

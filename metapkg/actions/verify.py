@@ -26,6 +26,7 @@ from metapkg.lock import format as lockfmt
 from metapkg.origins import OriginSyntaxError, parse_origin
 from metapkg.packages.load import load_package
 from metapkg.provision import scope as scopes
+from metapkg.provision.hostrules import judge
 from metapkg.provision.plan import ConfigEdit, Item, Placement, plan_placements
 from metapkg.textio import read_utf8
 
@@ -53,7 +54,10 @@ def verify(project: Path, scope: scopes.Scope | None = None) -> Verification:
             "lock", lockfmt.FILENAME, "there is no metapkg.lock to verify against"
         )
     items, missing = _local_items(project, lock)
-    plan = plan_placements(items, lock.targets, where, where.values(), _mode(project))
+    refused = judge(items, where.active(lock.targets)).refused  # as install left them out
+    plan = plan_placements(
+        items, lock.targets, where, where.values(), _mode(project), refused=refused
+    )
     owned = set(lock.provisioned)
     drifts: list[Drift] = []
     notes: list[str] = []

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from metapkg.cli import options
 from metapkg.cli.base import given_source
 from metapkg.cli.installing import InstallingCommand
 from metapkg.cli.output import print_diagnostics, status
@@ -29,6 +30,7 @@ class AddCommand(InstallingCommand):
         ),
     )
     makes_user_manifest = True
+    arguments: ClassVar = (*InstallingCommand.arguments, options.STRICT)
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(

@@ -1,4 +1,4 @@
-"""metapkg install [--frozen] [--reinstall] [--link-mode MODE] [--dry-run] [--json]"""
+"""metapkg install [--frozen] [--strict] [--reinstall] [--link-mode MODE] [--dry-run] [--json]"""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import time
 from typing import ClassVar
 
-from metapkg.cli import quick
+from metapkg.cli import options, quick
 from metapkg.cli.installing import InstallingCommand
 from metapkg.provision.linkmode import LINK_MODES
 
@@ -19,9 +19,11 @@ class InstallCommand(InstallingCommand):
         ("metapkg install --dry-run", "show what would change; write nothing"),
         ("metapkg install --reinstall", "copy every package again (repairs drift)"),
         ("metapkg install --json", "the summary as JSON on stdout"),
+        ("metapkg install --strict", "fail on every finding, as `metapkg check` would"),
         ("metapkg install --global", "the user scope: ~/.claude/skills, ~/.codex/config.toml, ..."),
     )
     makes_user_manifest = True
+    arguments: ClassVar = (*InstallingCommand.arguments, options.STRICT)
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
@@ -45,7 +47,7 @@ class InstallCommand(InstallingCommand):
         started = time.perf_counter()
         user_scope = args.user_scope
         # The common case, decided before importing the resolver, YAML or HTTP code.
-        checked = not (args.reinstall or args.link_mode or user_scope)
+        checked = not (args.reinstall or args.link_mode or user_scope or args.strict)
         if checked and quick.settled(os.getcwd()):
             if args.json:
                 from metapkg.actions.install import InstallReport

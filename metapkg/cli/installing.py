@@ -46,7 +46,8 @@ class InstallingCommand(BaseCommand):
         from metapkg.cli.summary import print_summary
 
         seconds = time.perf_counter() - started
-        print_summary(summarize(report), seconds, args.quiet, args.json, extra)
+        summary = summarize(report)
+        print_summary(summary, seconds, args.quiet, args.json, extra, args.verbose)
 
     def after_edit(
         self, args: argparse.Namespace, reports: list[InstallReport]
@@ -74,5 +75,6 @@ class InstallingCommand(BaseCommand):
             scope=userscope.scope(args),
             audit=args.audit,
             policy=policy_argument(args),
+            strict=getattr(args, "strict", False),  # add and install take --strict
             **more,
         )

@@ -13,7 +13,7 @@ from metapkg.cli.output import status
 
 
 class LockCommand(BaseCommand):
-    arguments: ClassVar[tuple[Option, ...]] = (*options.FETCH, options.JSON)
+    arguments: ClassVar[tuple[Option, ...]] = (*options.FETCH, options.JSON, options.STRICT)
     examples: ClassVar = (
         ("metapkg lock", "resolve and write metapkg.lock; provision nothing"),
         ("metapkg lock --check", "CI: exit 1 if metapkg.lock is out of date"),
@@ -32,7 +32,13 @@ class LockCommand(BaseCommand):
         from metapkg.cli.progress import reporting
 
         with reporting(args.quiet, args.verbose):
-            resolution = lock(Path.cwd(), check=args.check, offline=args.offline, workers=args.jobs)
+            resolution = lock(
+                Path.cwd(),
+                check=args.check,
+                offline=args.offline,
+                workers=args.jobs,
+                strict=args.strict,
+            )
         count = len(resolution.lock.packages)
         written = resolution.lock_changed and not args.check
         if args.json:

@@ -114,6 +114,13 @@ POLICY = Option(
     completes="file",
     help="a policy file that tightens metapkg.yaml's policy: (also METAPKG_POLICY)",
 )
+STRICT = Option(
+    "--strict",
+    action="store_true",
+    help="fail on every finding of the packages' rules, as `metapkg check` does (also "
+    "strict: true in metapkg.yaml); by default install only warns about what is safe "
+    "and what the hosts load",
+)
 
 FETCH = (OFFLINE, JOBS)
 # install, update, add and remove: they resolve, fetch and provision, and report it

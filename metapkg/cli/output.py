@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # this module is on every command's path: keep its imports li
     from pathlib import Path
     from typing import TextIO
 
+    from metapkg.actions.findings import Group
     from metapkg.diagnostics import Diagnostic
 
 _COLOURS = {"error": "31", "warning": "33", "ok": "32", "dim": "2", "bold": "1"}
@@ -60,6 +61,17 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic], stream: TextIO | None =
         if use_colour(stream):
             tag = f"{diagnostic.severity}[{diagnostic.rule}]"
             line = line.replace(tag, paint(tag, diagnostic.severity, stream), 1)
+        print(line, file=stream)
+
+
+def print_groups(groups: Iterable[Group], stream: TextIO | None = None) -> None:
+    """Findings grouped by rule: ``warning[description] 2 skills have ...: a, b; ...``."""
+    stream = stream or sys.stderr
+    for group in groups:
+        line = printable(group.render())
+        if use_colour(stream):
+            tag = f"{group.severity}[{group.rule}]"
+            line = line.replace(tag, paint(tag, group.severity, stream), 1)
         print(line, file=stream)
 
 

@@ -6,7 +6,7 @@ import json
 import sys
 
 from metapkg.actions.summary import PackageChange, Summary
-from metapkg.cli.output import print_diagnostics, status
+from metapkg.cli.output import print_diagnostics, print_groups, status
 
 
 def change_line(change: PackageChange) -> str:
@@ -57,13 +57,22 @@ def summary_lines(summary: Summary, seconds: float) -> list[str]:
 
 
 def print_summary(
-    summary: Summary, seconds: float, quiet: bool, as_json: bool, extra: dict[str, object]
+    summary: Summary,
+    seconds: float,
+    quiet: bool,
+    as_json: bool,
+    extra: dict[str, object],
+    verbose: bool = False,
 ) -> None:
-    """``extra``: what the command adds to the JSON object (add: the manifest entries)."""
+    """``extra``: what the command adds to the JSON object (add: the manifest entries).
+    The packages' findings are printed one line per rule; ``verbose`` adds each one."""
     if as_json:
         print(json.dumps({**summary.as_json(), **extra}, indent=2))
         return
     if not quiet:
-        print_diagnostics(summary.warnings, sys.stderr)
+        print_diagnostics(summary.other_warnings, sys.stderr)
+        if verbose:
+            print_diagnostics((f.diagnostic for f in summary.findings), sys.stderr)
+        print_groups(summary.groups, sys.stderr)
     for line in summary_lines(summary, seconds):
         status(line, quiet)

@@ -70,6 +70,12 @@ def _server(config: Mapping[str, Any]) -> Translated:
     return Translated(entry, servers.left_out("Codex", CONFIG, dropped))
 
 
+# Skills in .agents/skills need no trust; the project's config.toml and agents do.
+_TRUST = (
+    "Codex reads .codex/config.toml and .codex/agents only in a trusted project: start "
+    "`codex` in the project and trust it when asked"
+)
+
 HOST = HostSpec(
     name="codex",
     title="Codex",
@@ -85,10 +91,8 @@ HOST = HostSpec(
         mcp=McpTarget(("{codex_home}/config.toml",), _servers, "sanitised"),
     ),
     markers=(".codex",),
-    notes=(
-        "Codex reads .codex/config.toml and .codex/agents only in a trusted project: start "
-        "`codex` in the project and trust it when asked",
-    ),
+    mcp_notes=(_TRUST,),
+    agent_notes=(_TRUST,),
     sources=(
         "https://developers.openai.com/codex/mcp",
         "https://developers.openai.com/codex/subagents",

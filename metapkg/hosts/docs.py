@@ -65,7 +65,7 @@ def user_table() -> str:
 def notes() -> str:
     lines = []
     for name, host in HOSTS.items():
-        for note in (*host.notes, *host.mcp_notes):
+        for note in dict.fromkeys((*host.notes, *host.mcp_notes, *host.agent_notes)):
             lines.append(f"- `{name}`: {note}.")
     return "\n".join(lines)
 

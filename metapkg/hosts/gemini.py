@@ -74,6 +74,8 @@ HOST = HostSpec(
     notes=(
         "Gemini CLI ignores the project's MCP servers, agents and skills until you trust "
         "the folder: start `gemini` in the project and trust it when asked",
+    ),
+    agent_notes=(
         "Gemini CLI leaves out project agents you have not acknowledged: accept them when "
         "it lists new agents",
     ),

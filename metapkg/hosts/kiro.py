@@ -61,7 +61,7 @@ HOST = HostSpec(
         mcp=McpTarget(("~/.kiro/settings/mcp.json",), _servers, "sanitised"),
     ),
     markers=(".kiro",),
-    notes=(
+    agent_notes=(
         "Kiro CLI reads JSON agents only: the Markdown agents in .kiro/agents are for the Kiro IDE",
     ),
     sources=(

@@ -150,6 +150,8 @@ class Host(Protocol):
     @property
     def mcp_notes(self) -> tuple[str, ...]: ...
     @property
+    def agent_notes(self) -> tuple[str, ...]: ...
+    @property
     def sources(self) -> tuple[str, ...]: ...
     @property
     def profile(self) -> str | None: ...
@@ -171,7 +173,9 @@ class HostSpec:
     the host takes none); ``reads_*`` every project folder the host loads that kind from
     (to find what it would load twice); ``markers`` the files and folders that show a
     project already uses the host; ``notes`` what the user must still do, ``mcp_notes``
-    what they must still do only when the host was given MCP servers."""
+    what they must still do only when the host was given MCP servers (a host with no
+    project MCP config: when the project has some), ``agent_notes`` only when it was
+    given agents."""
 
     name: str
     title: str
@@ -185,6 +189,7 @@ class HostSpec:
     markers: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     mcp_notes: tuple[str, ...] = ()
+    agent_notes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # where the facts above were checked
     # The check profile of the host's own loader (metapkg/profiles), run on every package
     # provisioned into it at install: e.g. "metis", whose loader skips invalid skills.
@@ -227,4 +232,5 @@ class HostSpec:
             markers=(),
             notes=user.notes,
             mcp_notes=(),
+            agent_notes=(),
         )

@@ -75,12 +75,17 @@ class DoubleLoad:
     host: str
     kind: str  # "skills" or "agents"
     folders: tuple[str, ...]  # written by active hosts, all read by ``host``
+    writers: tuple[tuple[str, ...], ...] = ()  # per folder, the targets that write it
 
     def message(self) -> str:
+        written = "; ".join(
+            f"{', '.join(names)}: {folder}"
+            for folder, names in zip(self.folders, self.writers, strict=False)
+        )
         return (
-            f"{self.host} reads {self.kind} from {' and '.join(self.folders)}, so each "
-            f"{self.kind[:-1]} is loaded more than once; keep only one of the targets that "
-            f"write those folders to load each once"
+            f"{self.host} reads {self.kind} from {' and '.join(self.folders)}, so it lists "
+            f"each {self.kind[:-1]} more than once (the copies are the same); to list each "
+            f"once, keep targets that write only one of those folders ({written})"
         )
 
 
@@ -95,8 +100,13 @@ def double_loads(hosts: Sequence[Host]) -> tuple[DoubleLoad, ...]:
         ):
             seen = tuple(folder for folder in written if folder in reads)
             if len(seen) > 1:
-                found.append(DoubleLoad(host.name, kind, seen))
+                writers = tuple(_writers(hosts, kind, folder) for folder in seen)
+                found.append(DoubleLoad(host.name, kind, seen, writers))
     return tuple(found)
+
+
+def _writers(hosts: Sequence[Host], kind: str, folder: str) -> tuple[str, ...]:
+    return tuple(h.name for h in hosts if (h.skills if kind == "skills" else h.agents) == folder)
 
 
 def detect(project: Path) -> tuple[str, ...]:

@@ -54,7 +54,7 @@ HOST = HostSpec(
         mcp=McpTarget((CONFIG,), _servers, "sanitised"),
     ),
     markers=(".windsurf", ".windsurfrules"),
-    notes=(
+    mcp_notes=(
         "Windsurf reads MCP servers only from ~/.codeium/windsurf/mcp_config.json: run "
         "`metapkg install --global` to give it the servers",
     ),

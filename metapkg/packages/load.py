@@ -9,10 +9,13 @@ from typing import Any
 
 from metapkg.diagnostics import Diagnostic, error
 from metapkg.packages import changelog, mcp, metaskill, plain
+from metapkg.packages import consumer as policy
 from metapkg.packages.frontmatter import Frontmatter, FrontmatterProblem, opens_frontmatter, parse
 from metapkg.packages.models import Agent, ChangelogEntry, Dependency, Kind, Package, Skill
+from metapkg.packages.names import MAX_NAME, SCOPE
 from metapkg.packages.rules import agentskills, fields, files, unicode
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
+from metapkg.packages.semver import is_semver
 from metapkg.safefile import read_regular
 
 MANIFEST_FILES: dict[Kind, str] = {"agent": "AGENTS.md", "skill": "SKILL.md"}
@@ -58,20 +61,25 @@ def load_package(
     ``folder_name`` overrides the name the ``name-dir`` rule compares against (a package at
     the root of a downloaded archive has no meaningful folder name of its own).
 
-    ``consumer`` is install's reading. A SKILL.md or AGENTS.md that declares neither
-    ``version`` nor ``dependencies`` is a plain Agent Skills / agents.md file: it loads as
-    a leaf package with one ``not-metaagents`` warning instead of the version and
-    CHANGELOG errors, and its Agent Skills field findings are warnings. In every package,
-    a name that differs from its folder is a warning (Agent Skills clients warn and load
-    anyway); the package is then provisioned under its folder name. ``check`` (the author's
-    reading, ``consumer=False``) keeps all of these errors.
+    ``consumer`` is install's reading (metapkg/packages/consumer.py). A SKILL.md or
+    AGENTS.md that declares neither ``version`` nor ``dependencies`` is a plain Agent
+    Skills / agents.md file: it loads as a leaf package with a ``not-metaagents`` note
+    instead of the version and CHANGELOG errors. In every package the spec's errors that
+    a consumer cannot act on and hosts load anyway (a long description, a name that is
+    not kebab-case or not its folder's, a template, a version without a CHANGELOG in a
+    package with no dependencies...) are warnings marked ``tolerated``, and the package
+    is read as hosts read it (under its folder name, without an unusable version).
+    ``check`` (the author's reading, ``consumer=False``) keeps all of these errors.
     """
     kind = kind or detect_kind(path)
     if kind is None:
         return Loaded(None, (_not_a_package(display),))
     if kind == "mcp":
         model, diags = mcp.load(path, display)
-        return Loaded(model, (*diags, *files.check(path, display)))
+        found = [*diags, *files.check(path, display)]
+        if consumer:  # its file name and formatting; its _meta.version stays strict
+            found = list(policy.tolerate(found, resolution=True))
+        return Loaded(model, tuple(found))
     # -- agent.3md: a folder with a .3md is loaded (and judged) by metapkg/agent3md ---------
     if kind == "agent":
         from metapkg.agent3md.package import documents, load_agent
@@ -125,10 +133,15 @@ def _load_markdown(r: _Reading) -> Loaded:
     try:
         fm = parse(text)
     except FrontmatterProblem as exc:
-        diags.append(error("frontmatter", r.shown, exc.message, exc.line))
-        return Loaded(None, tuple(diags))
+        repaired = policy.quoted_placeholders(text) if r.consumer else None
+        if repaired is None:
+            diags.append(error("frontmatter", r.shown, exc.message, exc.line))
+            return Loaded(None, tuple(diags))
+        fm = repaired
     is_plain = r.consumer and not plain.declares_metaagents(fm)
     found = [*_field_rules(fm, r, is_plain)]
+    if r.consumer and (template := _template(fm, r)) is not None:
+        found = [d for d in found if d.rule not in ("name", "name-dir")] + [template]
     deps, dep_diags = parse_dependencies(
         fm.fields.get("dependencies"), fm.line, DependencyContext(r.shown)
     )
@@ -138,12 +151,14 @@ def _load_markdown(r: _Reading) -> Loaded:
         entries, changelog_diags = changelog.check(r.folder, r.display, fm.fields.get("version"))
         found.extend(changelog_diags)
     name = fm.fields.get("name")
+    if r.consumer:  # installed under its folder name when its own is no package name
+        name = policy.install_name(name, r.folder_name)
     if not isinstance(name, str):
         return Loaded(None, (*diags, *found))
     if is_plain:
-        found = [*plain.lenient(found), plain.not_metaagents(fm, r.folder, r.shown, r.kind, name)]
-    elif r.consumer:
-        found = list(plain.name_dir_lenient(found))
+        found.append(plain.not_metaagents(fm, r.folder, r.shown, r.kind, name))
+    if r.consumer:
+        found = list(policy.tolerate(found, policy.takes_part(fm)))
     diags.extend(found)
     # What could be read is kept even when a rule failed: check reports every finding,
     # and install stops on the errors anyway.
@@ -173,11 +188,29 @@ def _field_rules(fm: Frontmatter, r: _Reading, is_plain: bool) -> Iterator[Diagn
     yield from agentskills.check_optional(fm, r.shown)
 
 
+def _template(fm: Frontmatter, r: _Reading) -> Diagnostic | None:
+    """A template to fill in (``name: {{project_name}}``): said once, as one finding."""
+    found = policy.placeholders(fm)
+    if not found:
+        return None
+    return error(
+        "template-placeholder",
+        r.shown,
+        f"this {r.kind} is a template: its frontmatter holds the placeholder(s) "
+        f"{', '.join(found)}, to be filled in by whoever copies it; fill them in (or "
+        f"remove the template from the catalog)",
+        fm.line("name") if policy.PLACEHOLDER.search(str(fm.fields.get("name"))) else 1,
+    )
+
+
 def _common_fields(
     fm: Frontmatter, r: _Reading, name: str, is_plain: bool, deps: tuple[Dependency, ...]
 ) -> dict[str, Any]:
     scope, version = fm.fields.get("scope"), fm.fields.get("version")
     description = fm.fields.get("description")
+    if r.consumer:  # what install tolerates is left out of the package's identity
+        scope = scope if isinstance(scope, str) and _scope_ok(scope) else None
+        version = version if isinstance(version, str) and is_semver(version) else None
     return {
         "kind": r.kind,
         "name": name,
@@ -190,3 +223,7 @@ def _common_fields(
         "metadata_version": agentskills.metadata_version(fm),
         "folder_name": r.folder_name if r.consumer and r.folder_name not in ("", name) else None,
     }
+
+
+def _scope_ok(scope: str) -> bool:
+    return bool(SCOPE.match(scope)) and len(scope) <= MAX_NAME

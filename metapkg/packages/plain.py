@@ -9,8 +9,6 @@ A file that declares ``version`` or ``dependencies`` chose MetaAgents and keeps 
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, error, warning
@@ -24,29 +22,6 @@ METAAGENTS_FIELDS = ("version", "dependencies")
 
 def declares_metaagents(fm: Frontmatter) -> bool:
     return any(key in fm.fields for key in METAAGENTS_FIELDS)
-
-
-def lenient(diagnostics: Iterable[Diagnostic]) -> Iterator[Diagnostic]:
-    """Install's reading of a plain file: Agent Skills field findings become warnings."""
-    for diagnostic in name_dir_lenient(diagnostics):
-        if diagnostic.rule.startswith("agentskills/"):
-            yield dataclasses.replace(diagnostic, severity="warning")
-        else:
-            yield diagnostic
-
-
-def name_dir_lenient(diagnostics: Iterable[Diagnostic]) -> Iterator[Diagnostic]:
-    """A name that differs from its folder: warn and provision under the folder name."""
-    for diagnostic in diagnostics:
-        if diagnostic.rule == "name-dir":
-            yield warning(
-                "name-dir",
-                diagnostic.path,
-                diagnostic.message.split(";")[0] + "; it is provisioned under its folder name",
-                diagnostic.line,
-            )
-        else:
-            yield diagnostic
 
 
 def not_metaagents(fm: Frontmatter, folder: Path, shown: str, kind: Kind, name: str) -> Diagnostic:

@@ -215,6 +215,14 @@ RULES: tuple[Rule, ...] = (
         "nothing to do as a user; its author can add version, CHANGELOG.md and scope",
         "warning",
     ),
+    _install(
+        "template-placeholder",
+        "a package is not a template with {{placeholders}} in its name or description "
+        "(a warning at install, an error with --strict)",
+        "nothing to do as a user: it installs under its folder name; its author can fill "
+        "the placeholders in, or keep templates out of the catalog",
+        "warning",
+    ),
     # -- resolution, fetching, lock, provisioning ----------------------------------------------
     _install(
         "manifest",

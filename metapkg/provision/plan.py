@@ -79,6 +79,22 @@ class Plan:
     warnings: tuple[Diagnostic, ...] = ()
     notes: tuple[str, ...] = ()  # what the user must still do, per host
     link_mode: str = "copy"  # how package files get into the project (linkmode.py)
+    # note -> the folders and config files it is about: a summary shows a note only when
+    # something in one of them was just written
+    note_paths: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+
+    def notes_for(self, written: Iterable[str]) -> tuple[str, ...]:
+        """The notes about something in ``written`` (paths just provisioned)."""
+        paths = tuple(written)
+        return tuple(
+            note
+            for note in self.notes
+            if any(
+                p == a or p.startswith(a + "/")
+                for a in self.note_paths.get(note, ())
+                for p in paths
+            )
+        )
 
     @property
     def paths(self) -> list[str]:
@@ -105,15 +121,19 @@ def plan_placements(
     mode: placeholders.Mode = "absolute",
     extra_servers: Mapping[str, Mapping[str, Any]] | None = None,
     link_mode: str = "copy",
+    refused: Mapping[Key, frozenset[str]] | None = None,
 ) -> Plan:
     """Every path and MCP server the items need in the hosts ``targets`` names;
-    ``extra_servers`` (name -> config) join the packages' MCP servers (`metapkg mcp`)."""
+    ``extra_servers`` (name -> config) join the packages' MCP servers (`metapkg mcp`);
+    ``refused``: package -> the hosts whose loader would not load it, left out of the
+    folders only those hosts read (provision/hostrules.py)."""
     hosts = scope.active(targets)
     by_path: dict[str, Placement] = {}
     problems: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     for item in items:
-        for placement in _placements(item, hosts, warnings):
+        skip = (refused or {}).get(item.key, frozenset())
+        for placement in _placements(item, hosts, warnings, skip):
             other = by_path.get(placement.path)
             if other is not None and other.written != placement.written:
                 problems.append(_collision(placement, other))
@@ -128,22 +148,54 @@ def plan_placements(
     if scope.user:
         warnings.extend(_user_scope_warnings(targets, scope, configs))
     edits = _config_edits(configs, hosts, scope, values, mode, warnings)
-    notes = [n for h in hosts for n in h.notes if _gets_anything(h, by_path, edits)]
-    notes += [n for h in hosts for n in h.mcp_notes if _gets_servers(h, edits)]
-    notes += [d.message() for d in registry.double_loads(hosts)]
-    if not scope.user:
-        notes += [n for h in hosts if h.mcp and (n := placeholders.note(h.title, h.mcp, mode))]
+    notes = _notes(hosts, by_path, edits, scope, mode)
     placements = tuple(by_path[p] for p in sorted(by_path))
-    notes_once = tuple(dict.fromkeys(notes))
-    return Plan(placements, tuple(edits), tuple(warnings), notes_once, link_mode)
+    return Plan(placements, tuple(edits), tuple(warnings), tuple(notes), link_mode, notes)
+
+
+def _notes(
+    hosts: Sequence[Host],
+    by_path: Mapping[str, Placement],
+    edits: Sequence[ConfigEdit],
+    scope: Scope,
+    mode: placeholders.Mode,
+) -> dict[str, tuple[str, ...]]:
+    """What the user must still do for each host, each note with the paths it is about:
+    a host's notes when it gets anything, its MCP notes when it gets servers (or, with
+    no project config of its own, when the project has some), its agent notes when it
+    gets agents; a double load when that kind is provisioned twice."""
+    found: dict[str, list[str]] = {}
+
+    def note(text: str, about: Iterable[str]) -> None:
+        found.setdefault(text, []).extend(about)
+
+    filled = {path.rsplit("/", 1)[0] for path in by_path}  # the folders placements are in
+    for h in hosts:
+        own = [e.path for e in edits if e.host == h.name and e.entries]
+        servers = own if h.mcp else [e.path for e in edits if e.entries]
+        agents = [h.agents] if h.agents in filled else []
+        skills = [h.skills] if h.skills in filled else []
+        for text in h.notes:
+            note(text, skills + agents + own)
+        for text in h.mcp_notes:
+            note(text, servers)
+        for text in h.agent_notes:
+            note(text, agents)
+        if not scope.user and h.mcp and (said := placeholders.note(h.title, h.mcp, mode)):
+            note(said, own)
+    for double in registry.double_loads(hosts):
+        note(double.message(), [f for f in double.folders if f in filled])
+    return {text: tuple(about) for text, about in found.items() if about}
 
 
 def _placements(
-    item: Item, hosts: Sequence[Host], warnings: list[Diagnostic]
+    item: Item, hosts: Sequence[Host], warnings: list[Diagnostic], refused: frozenset[str]
 ) -> Iterable[Placement]:
     package = item.package
     if isinstance(package, Skill):
         for folder in registry.skill_folders(hosts):
+            if {h.name for h in hosts if h.skills == folder} <= refused:
+                continue  # every host writing this folder would skip it
             path = f"{folder}/{package.provision_name}"
             yield Placement(path, item.key, item.integrity, item.integrity, package.source,
                             linkable=item.linkable)  # fmt: skip
@@ -264,19 +316,6 @@ def emptying(path: str, hosts: Mapping[str, Host] = registry.HOSTS) -> ConfigEdi
         if host.mcp is not None and path in host.mcp.files:
             return ConfigEdit(path, host.name, host.mcp.make, {})
     return None
-
-
-def _gets_anything(
-    host: Host, placements: Mapping[str, Placement], edits: list[ConfigEdit]
-) -> bool:
-    folders = [f for f in (host.skills, host.agents) if f]
-    if any(path.startswith(f"{f}/") for f in folders for path in placements):
-        return True
-    return _gets_servers(host, edits)
-
-
-def _gets_servers(host: Host, edits: list[ConfigEdit]) -> bool:
-    return any(e.host == host.name and e.entries for e in edits)
 
 
 def _collision(placement: Placement, other: Placement) -> Diagnostic:
