@@ -93,6 +93,21 @@ def _mcp_json(content: bytes | Callable[[bytes], bytes]) -> Callable[[Path], Und
     return apply
 
 
+def _mcp_bom(sandbox: Path) -> Undo:
+    """A byte-order mark before the user's .mcp.json. metapkg keeps a user's BOM when it
+    edits the file (a byte-for-byte promise of issue 28), so removing the fault removes
+    the BOM from whatever the file now holds."""
+    config = sandbox / "project" / ".mcp.json"
+    config.write_bytes(b"\xef\xbb\xbf" + config.read_bytes())
+
+    def undo() -> None:
+        data = config.read_bytes()
+        if data.startswith(b"\xef\xbb\xbf"):
+            config.write_bytes(data[3:])
+
+    return undo
+
+
 def _mcp_link(link: str, dangling: bool = False) -> Callable[[Path], Undo]:
     """Make the project's .mcp.json a link to ``link`` (relative to the project), whose
     target holds what .mcp.json held (or nothing, when ``dangling``)."""
@@ -184,7 +199,7 @@ CASES = (
     _invalid("not UTF-8", b'{"mcpServers": {"\xff": 1}}'),
     _invalid("nested 100k deep", _DEEP),
     _invalid("5000-digit number", b'{"mcpServers": {}, "n": ' + b"9" * 5000 + b"}"),
-    _invalid("byte-order mark", lambda old: b"\xef\xbb\xbf" + old, "either"),
+    Case("byte-order mark", INVALID, _mcp_bom, "either"),
 )
 
 GROUPS = tuple(dict.fromkeys(case.group for case in CASES))
