@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,11 @@ class Manifest:
 
 
 def read(project: Path) -> Manifest:
+    return read_with_text(project)[0]
+
+
+def read_with_text(project: Path) -> tuple[Manifest, str]:
+    """The manifest and the text it was read from (what an edit starts from)."""
     path = project / FILENAME
     try:
         text = read_utf8(path, "manifest")
@@ -89,7 +94,7 @@ def read(project: Path) -> Manifest:
         raise ManifestError.single(
             "manifest", FILENAME, "no metapkg.yaml here; run `metapkg init` to create one"
         ) from None
-    return parse(text, path)
+    return parse(text, path), text
 
 
 def parse(text: str, path: Path) -> Manifest:
@@ -327,11 +332,38 @@ def _round_trip() -> Any:
     return yaml
 
 
-def with_added(text: str, path: Path, kind: Kind, origin_text: str) -> str | None:
-    """``text`` (metapkg.yaml at ``path``) with the origin added; None when already there."""
-    parse(text, path)  # a manifest that does not even read gets a clear error, not an edit
+def with_added(text: str, path: Path, entries: Sequence[tuple[Kind, str]]) -> tuple[str, list[str]]:
+    """``text`` (metapkg.yaml at ``path``, already read by :func:`parse`) with each
+    ``(kind, origin text)`` of ``entries`` added, and the origin texts that were new.
+
+    One round-trip load and one dump whatever the number of entries (``add --all`` of a
+    repository of 800 skills adds 800): an entry is new unless its group already holds
+    the same origin (compared parsed, so ``Acme/Skills`` and ``acme/skills`` are one
+    repository, as on GitHub) or an earlier entry of ``entries`` added it.
+    """
+    if not entries:
+        return text, []
     yaml = _round_trip()
     document = yaml.load(text) or {}
+    present: dict[str, set[Origin]] = {}
+    added = []
+    for kind, origin_text in entries:
+        group = _group(document, kind)
+        if PLURAL[kind] not in present:
+            present[PLURAL[kind]] = _origins_in(group, path.parent)
+        wanted = parse_origin(split_range(origin_text)[0], path.parent)
+        if wanted in present[PLURAL[kind]]:
+            continue
+        present[PLURAL[kind]].add(wanted)
+        if hasattr(group, "fa"):
+            group.fa.set_block_style()
+        group.append(origin_text)
+        added.append(origin_text)
+    return (_dumped(yaml, document) if added else text), added
+
+
+def _group(document: Any, kind: Kind) -> Any:
+    """The round-trip list of ``dependencies.<kind>s``, created if missing."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     deps = document.setdefault("dependencies", CommentedMap())
@@ -344,18 +376,19 @@ def with_added(text: str, path: Path, kind: Kind, origin_text: str) -> str | Non
         raise ManifestError.single(
             "manifest", FILENAME, f"dependencies.{PLURAL[kind]} is not a list; fix it by hand"
         )
-    wanted = parse_origin(split_range(origin_text)[0], path.parent)
+    return group
+
+
+def _origins_in(group: list[Any], base: Path) -> set[Origin]:
+    """The origins a dependency list names (entries that do not parse are left out)."""
+    found = set()
     for item in group:
         entry = item.get("origin") if isinstance(item, dict) else item
         try:
-            if parse_origin(split_range(str(entry))[0], path.parent) == wanted:
-                return None
+            found.add(parse_origin(split_range(str(entry))[0], base))
         except OriginSyntaxError:
             continue
-    if hasattr(group, "fa"):
-        group.fa.set_block_style()
-    group.append(origin_text)
-    return _dumped(yaml, document)
+    return found
 
 
 def with_removed(text: str, path: Path, origins: list[Origin]) -> tuple[str, int]:
@@ -364,6 +397,7 @@ def with_removed(text: str, path: Path, origins: list[Origin]) -> tuple[str, int
     yaml = _round_trip()
     document = yaml.load(text) or {}
     deps = document.get("dependencies") or {}
+    unwanted = set(origins)
     removed = 0
     for group in deps.values():
         if not isinstance(group, list):
@@ -372,7 +406,7 @@ def with_removed(text: str, path: Path, origins: list[Origin]) -> tuple[str, int
             item = group[index]
             entry = item.get("origin") if isinstance(item, dict) else item
             try:
-                if parse_origin(split_range(str(entry))[0], path.parent) in origins:
+                if parse_origin(split_range(str(entry))[0], path.parent) in unwanted:
                     del group[index]
                     removed += 1
             except OriginSyntaxError:

@@ -98,20 +98,19 @@ def add(
     project: Path,
     origins: list[str],
     kind: Kind | None,
-    then_install: Callable[[Manifest | None], object],
+    then_install: Callable[[Manifest], object],
     offline: bool = False,
     choice: Choice | None = None,
     dry_run: bool = False,
     on_skip: Callable[[Diagnostic], None] | None = None,
 ) -> list[str]:
     """Add each source (any form people paste; see sources_input.py) under its kind;
-    return the manifest entries that were new. ``then_install`` gets None once
-    metapkg.yaml is written, or, with ``dry_run``, the edited manifest (nothing written).
+    return the manifest entries that were new. ``then_install`` gets the edited manifest
+    once metapkg.yaml is written (with ``dry_run``, nothing is written). metapkg.yaml is
+    read once and written once, whatever the number of packages.
     ``on_skip`` is told each package ``--all`` passes over (see choosing.py), and why."""
-    manifest.read(project)  # a broken manifest is reported as such, before any fetching
-    added = []
-    path = project / manifest.FILENAME
-    text = read_utf8(path, "manifest")
+    current, text = manifest.read_with_text(project)  # a broken manifest is reported
+    found: list[tuple[Kind, str]] = []  # as such, before any fetching
     with _Finder(offline, on_skip or (lambda _: None)) as finder:
         for given in origins:
             try:
@@ -119,25 +118,25 @@ def add(
             except SourceError as exc:
                 raise UsageError([error("origin", redact(given), str(exc))]) from None
             for found_kind, origin in finder.packages(source, kind, choice or Choice()):
-                entry = canonical(source, origin)
-                edited = manifest.with_added(text, path, found_kind, entry)
-                if edited is not None:
-                    text = edited
-                    added.append(entry)
+                found.append((found_kind, canonical(source, origin)))
+    text, added = manifest.with_added(text, current.path, found)
     _edited(project, text, then_install, dry_run)
     return added
 
 
 def _edited(
-    project: Path, text: str, then_install: Callable[[Manifest | None], object], dry_run: bool
+    project: Path, text: str, then_install: Callable[[Manifest], object], dry_run: bool
 ) -> None:
+    """Install the edited manifest ``text``: written first, and put back as it was if
+    the install fails; with ``dry_run``, not written at all."""
     path = project / manifest.FILENAME
+    edited = manifest.parse(text, path)
     if dry_run:
-        then_install(manifest.parse(text, path))
+        then_install(edited)
         return
     with manifest_restored_on_failure(project):
         write_atomic(path, text)
-        then_install(None)
+        then_install(edited)
 
 
 class _Finder:
@@ -266,7 +265,7 @@ def _inside(origin: Origin, fetched: object, package: Found, folder: Path) -> Or
 def remove(
     project: Path,
     names: list[str],
-    then_install: Callable[[Manifest | None], object],
+    then_install: Callable[[Manifest], object],
     dry_run: bool = False,
 ) -> int:
     """Remove direct dependencies named by fqn, short name, or any source form ``add``

@@ -51,11 +51,11 @@ class InstallingCommand(BaseCommand):
 
     def after_edit(
         self, args: argparse.Namespace, reports: list[InstallReport]
-    ) -> Callable[[Manifest | None], None]:
-        """The install `add` and `remove` run on the edited manifest (None: as written);
-        the report is kept in ``reports`` for the summary."""
+    ) -> Callable[[Manifest], None]:
+        """The install `add` and `remove` run on the edited manifest (parsed once, not
+        read again); the report is kept in ``reports`` for the summary."""
 
-        def then_install(manifest: Manifest | None) -> None:
+        def then_install(manifest: Manifest) -> None:
             reports.append(self.install(args, manifest=manifest))
 
         return then_install
