@@ -20,7 +20,7 @@ from metapkg.origins import Origin, OriginSyntaxError, parse_origin, split_range
 from metapkg.packages.models import PLURAL, Dependency, Kind
 from metapkg.packages.rules.dependencies import DependencyContext, parse_dependencies
 from metapkg.provision.linkmode import LINK_MODES
-from metapkg.textio import read_utf8
+from metapkg.textio import read_utf8_and_bytes
 
 FILENAME = "metapkg.yaml"
 
@@ -82,19 +82,27 @@ class Manifest:
 
 
 def read(project: Path) -> Manifest:
-    return read_with_text(project)[0]
+    return read_for_edit(project).manifest
 
 
-def read_with_text(project: Path) -> tuple[Manifest, str]:
-    """The manifest and the text it was read from (what an edit starts from)."""
+@dataclass(frozen=True)
+class Read:
+    """metapkg.yaml as an edit starts from it: parsed, its text, its exact bytes."""
+
+    manifest: Manifest
+    text: str
+    data: bytes  # what a failed edit puts back (a byte-order mark and all)
+
+
+def read_for_edit(project: Path) -> Read:
     path = project / FILENAME
     try:
-        text = read_utf8(path, "manifest")
+        text, data = read_utf8_and_bytes(path, "manifest")
     except FileNotFoundError:
         raise ManifestError.single(
             "manifest", FILENAME, "no metapkg.yaml here; run `metapkg init` to create one"
         ) from None
-    return parse(text, path), text
+    return Read(parse(text, path), text, data)
 
 
 def parse(text: str, path: Path) -> Manifest:
@@ -392,8 +400,8 @@ def _origins_in(group: list[Any], base: Path) -> set[Origin]:
 
 
 def with_removed(text: str, path: Path, origins: list[Origin]) -> tuple[str, int]:
-    """``text`` without the dependencies whose origin is one of ``origins``, and how many."""
-    parse(text, path)  # a manifest that does not even read gets a clear error, not an edit
+    """``text`` (metapkg.yaml at ``path``, already read by :func:`parse`) without the
+    dependencies whose origin is one of ``origins``, and how many."""
     yaml = _round_trip()
     document = yaml.load(text) or {}
     deps = document.get("dependencies") or {}

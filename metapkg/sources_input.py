@@ -13,8 +13,9 @@ Accepted, and what each means:
 
 A ``#range`` fragment rides along (``owner/repo/skills/x#^1.2``). Without a ref, the
 repository's default branch is asked when the source is used. The manifest always gets
-the canonical form: a ``https://github.com/<owner>/<repo>/tree/<ref>/<path>`` URL (or a
-``file:`` origin) per package. Parsing is pure: no filesystem or network access.
+the canonical form: a ``https://github.com/<owner>/<repo>/tree/<ref>/<path>`` URL (owner
+and repository in the case the user typed them) or a ``file:`` origin, per package.
+Parsing is pure: no filesystem or network access.
 """
 
 from __future__ import annotations
@@ -137,4 +138,9 @@ def canonical(source: Source, origin: Origin) -> str:
         if source.written and source.origin == origin:
             return source.written
         return str(origin)
-    return f"{origin}#{source.range}" if source.range else str(origin)
+    text = str(origin)
+    if isinstance(origin, GitHubOrigin) and source.owner and source.repo_id == origin.repo_id:
+        # owner/repo as the user typed them: GitHub matches them case-insensitively, and
+        # parse_origin lowercases them, so `Acme/Skills` and `acme/skills` are one origin
+        text = f"https://github.com/{source.owner}/{source.repo}/tree/{origin.tree}"
+    return f"{text}#{source.range}" if source.range else text

@@ -32,6 +32,13 @@ def read_utf8(path: Path, rule: str, display: str | None = None, keep_bom: bool 
     """The file's text (``keep_bom``: with its byte-order mark, for files metapkg edits
     and gives back byte for byte); FileNotFoundError as usual; anything else unreadable is
     an error."""
+    return read_utf8_and_bytes(path, rule, display, keep_bom)[0]
+
+
+def read_utf8_and_bytes(
+    path: Path, rule: str, display: str | None = None, keep_bom: bool = False
+) -> tuple[str, bytes]:
+    """The file's text and its exact bytes (what an edit that fails puts back), read once."""
     shown = display or path.name
     try:
         data = read_regular(path)
@@ -43,7 +50,7 @@ def read_utf8(path: Path, rule: str, display: str | None = None, keep_bom: bool 
         raise UnreadableFile.single(
             rule, shown, f"cannot read it ({exc.strerror}); check its permissions"
         ) from None
-    return decode_utf8(data, rule, shown, keep_bom)
+    return decode_utf8(data, rule, shown, keep_bom), data
 
 
 def decode_utf8(data: bytes, rule: str, shown: str, keep_bom: bool = False) -> str:

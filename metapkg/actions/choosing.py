@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from metapkg.packages.discover import Discovery, Found
 
 
+LISTED = 20  # names an error shows of a folder that holds more
+
+
 @dataclass(frozen=True)
 class Choice:
     """Which packages of a folder that holds many to add (``--skill``, ``--all``)."""
@@ -39,12 +42,12 @@ def choose(
     packages = found.packages
     same = found.same_names()
     if choice.every:
-        passed: list[Found] = []
+        passed: set[Found] = set()  # a set: a repository of hundreds, many same-named
         for name, founds in same.items():
             for one in founds:
                 if one in passed:
                     continue  # in two groups (a name and a folder): reported once
-                passed.append(one)
+                passed.add(one)
                 others = ", ".join(where(f) for f in founds if f is not one)
                 message = (
                     f"not added: {len(founds)} different packages here are named {name} (also "
@@ -59,7 +62,7 @@ def choose(
     raise UsageError.single(
         "usage",
         source,
-        f"holds {len(packages)} packages: {_listing(packages)}; choose with --skill NAME "
+        f"holds {len(packages)} packages: {listing(packages)}; choose with --skill NAME "
         f"(repeatable) or add them all with --all",
     )
 
@@ -82,7 +85,7 @@ def _named(
         raise UsageError.single(
             "usage",
             source,
-            f"no package {', '.join(unknown)} here; it holds {_listing(packages)}",
+            f"no package {', '.join(unknown)} here; it holds {listing(packages)}",
         )
     return chosen
 
@@ -95,9 +98,14 @@ def _ambiguous(name: str, founds: list[Found], where: Callable[[Found], str]) ->
     )
 
 
-def _listing(packages: list[Found]) -> str:
-    """The names, each once; a name several packages share says how many."""
+def listing(packages: list[Found]) -> str:
+    """The names, each once; a name several packages share says how many. A repository
+    of hundreds shows the first ``LISTED`` and how many more."""
     counts: dict[str, int] = {}
     for found in packages:
         counts[found.label] = counts.get(found.label, 0) + 1
-    return ", ".join(f"{n} ({c} folders)" if c > 1 else n for n, c in sorted(counts.items()))
+    shown = [f"{n} ({c} folders)" if c > 1 else n for n, c in sorted(counts.items())]
+    if len(shown) <= LISTED:
+        return ", ".join(shown)
+    more = len(shown) - LISTED
+    return f"{', '.join(shown[:LISTED])} and {more} more (`--all --dry-run` lists them all)"

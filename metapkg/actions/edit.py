@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metapkg import manifest
-from metapkg.actions.choosing import Choice, choose
-from metapkg.diagnostics import Diagnostic, ManifestError, MetapkgError, UsageError, error
+from metapkg.actions.choosing import Choice
+from metapkg.actions.offers import Candidate, Offer, Passed, pick, reported, screen
+from metapkg.diagnostics import (
+    Diagnostic,
+    ManifestError,
+    MetapkgError,
+    PackageError,
+    UsageError,
+    error,
+)
 from metapkg.lock import format as lockfmt
 from metapkg.origins import FileOrigin, GitHubOrigin, Origin, parse_origin
 from metapkg.packages.models import Kind
@@ -67,13 +76,8 @@ def starter(targets: Sequence[str]) -> str:
 
 
 @contextmanager
-def manifest_restored_on_failure(project: Path) -> Iterator[None]:
-    path = project / manifest.FILENAME
-    if not path.exists():
-        raise ManifestError.single(
-            "manifest", manifest.FILENAME, "no metapkg.yaml here; run `metapkg init` first"
-        )
-    before = path.read_bytes()
+def manifest_restored_on_failure(path: Path, before: bytes) -> Iterator[None]:
+    """metapkg.yaml at ``path`` back to its exact ``before`` bytes if the body fails."""
     try:
         yield
     except BaseException:
@@ -94,6 +98,26 @@ def guess_kind(origin: Origin) -> Kind | None:
     return {"skills": "skill", "agents": "agent"}.get(bucket)  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class Added:
+    """What ``add`` did: the entries new in metapkg.yaml, every package chosen (new or
+    already there), and what ``--all`` left out: packages that do not load or are unsafe
+    (``passed``, offers.py) and same-named ones (``same_named``, choosing.py)."""
+
+    entries: list[str]
+    chosen: list[Candidate]
+    passed: list[Passed]
+    same_named: list[Diagnostic]
+
+    @property
+    def refused(self) -> list[Passed]:
+        return [p for p in self.passed if p.unsafe]
+
+    @property
+    def skipped(self) -> int:
+        return len(self.passed) - len(self.refused) + len(self.same_named)
+
+
 def add(
     project: Path,
     origins: list[str],
@@ -102,39 +126,47 @@ def add(
     offline: bool = False,
     choice: Choice | None = None,
     dry_run: bool = False,
-    on_skip: Callable[[Diagnostic], None] | None = None,
-) -> list[str]:
-    """Add each source (any form people paste; see sources_input.py) under its kind;
-    return the manifest entries that were new. ``then_install`` gets the edited manifest
-    once metapkg.yaml is written (with ``dry_run``, nothing is written). metapkg.yaml is
-    read once and written once, whatever the number of packages.
-    ``on_skip`` is told each package ``--all`` passes over (see choosing.py), and why."""
-    current, text = manifest.read_with_text(project)  # a broken manifest is reported
-    found: list[tuple[Kind, str]] = []  # as such, before any fetching
-    with _Finder(offline, on_skip or (lambda _: None)) as finder:
+) -> Added:
+    """Add each source (any form people paste; see sources_input.py) under its kind.
+    ``then_install`` gets the edited manifest once metapkg.yaml is written (with
+    ``dry_run``, nothing is written). metapkg.yaml is read once and written once,
+    whatever the number of packages. With ``--all``, what cannot be added is left out
+    (``Added``); when nothing is left, nothing is written."""
+    choice = choice or Choice()
+    read = manifest.read_for_edit(project)  # a broken manifest is reported as such,
+    offers: list[Offer] = []  # before any fetching
+    same_named: list[Diagnostic] = []
+    with _Finder(offline) as finder:
         for given in origins:
             try:
                 source = parse_source(given, project)
             except SourceError as exc:
                 raise UsageError([error("origin", redact(given), str(exc))]) from None
-            for found_kind, origin in finder.packages(source, kind, choice or Choice()):
-                found.append((found_kind, canonical(source, origin)))
-    text, added = manifest.with_added(text, current.path, found)
-    _edited(project, text, then_install, dry_run)
-    return added
+            offers.append(finder.offer(source, kind))
+    taken = pick(offers, choice, same_named.append)
+    chosen, passed = screen(taken) if choice.every else (taken, [])
+    if not chosen:
+        left = len(passed) + len(same_named)
+        why = f"none of its {left} packages can be added (see above); metapkg.yaml is unchanged"
+        nothing = error("skipped", ", ".join(map(redact, origins)), why)
+        raise PackageError([*same_named, *reported(passed), nothing])
+    found = [(c.kind, c.entry) for c in chosen]
+    text, added = manifest.with_added(read.text, read.manifest.path, found)
+    _edited(read, text, then_install, dry_run)
+    return Added(added, chosen, passed, same_named)
 
 
 def _edited(
-    project: Path, text: str, then_install: Callable[[Manifest], object], dry_run: bool
+    read: manifest.Read, text: str, then_install: Callable[[Manifest], object], dry_run: bool
 ) -> None:
-    """Install the edited manifest ``text``: written first, and put back as it was if
-    the install fails; with ``dry_run``, not written at all."""
-    path = project / manifest.FILENAME
+    """Install the edited manifest ``text``: written first, and put back as it was read
+    if the install fails; with ``dry_run``, not written at all."""
+    path = read.manifest.path
     edited = manifest.parse(text, path)
     if dry_run:
         then_install(edited)
         return
-    with manifest_restored_on_failure(project):
+    with manifest_restored_on_failure(path, read.data):
         write_atomic(path, text)
         then_install(edited)
 
@@ -142,11 +174,10 @@ def _edited(
 class _Finder:
     """Turns a source into the packages it names, asking the host only when it must."""
 
-    def __init__(self, offline: bool, on_skip: Callable[[Diagnostic], None]) -> None:
+    def __init__(self, offline: bool) -> None:
         from metapkg.fetch.sources import FetchOptions, Sources
 
         self.sources = Sources(FetchOptions(offline=offline))
-        self.on_skip = on_skip
 
     def __enter__(self) -> _Finder:
         return self
@@ -154,22 +185,20 @@ class _Finder:
     def __exit__(self, *_: object) -> None:
         self.sources.close()
 
-    def packages(
-        self, source: Source, kind: Kind | None, choice: Choice
-    ) -> list[tuple[Kind, Origin]]:
+    def offer(self, source: Source, kind: Kind | None) -> Offer:
         origin = source.origin or source.at(source.ref or self._default_branch(source))
         if origin.local is not None:
             _require_local(origin.local)
         kind = kind or ("agent" if source.agents_md else None)  # asked for by its own URL
         if kind is not None:
-            return [(kind, origin)]
+            return _one(source, kind, origin, _last_name(source, origin))
         if origin.local is not None:
-            return self._from_folder(origin, origin.local, origin, choice)
+            return self._from_folder(source, origin, origin.local, origin)
         guessed = guess_kind(origin)
         if guessed is not None:
-            return [(guessed, origin)]
+            return _one(source, guessed, origin, _last_name(source, origin))
         fetched = self._look(origin)
-        return self._from_folder(origin, fetched.path, fetched, choice)
+        return self._from_folder(source, origin, fetched.path, fetched)
 
     def _look(self, origin: Origin) -> Fetched:
         """The folder to look for packages in. A repository's root is no package of its
@@ -189,9 +218,7 @@ class _Finder:
         assert isinstance(github, GitHubSource)  # shorthand sources are GitHub's
         return github.default_branch(source.repo_id)
 
-    def _from_folder(
-        self, origin: Origin, folder: Path, fetched: object, choice: Choice
-    ) -> list[tuple[Kind, Origin]]:
+    def _from_folder(self, source: Source, origin: Origin, folder: Path, fetched: object) -> Offer:
         from metapkg.packages.discover import discover
         from metapkg.packages.load import detect_kind
 
@@ -199,7 +226,7 @@ class _Finder:
             found_kind = detect_kind(folder)
             if found_kind is None:
                 raise MetapkgError.single("missing", str(origin), "is a file, not a package")
-            return [(found_kind, origin)]
+            return _one(source, found_kind, origin, folder.stem)
         found = discover(folder, ".", repository=_is_repository(fetched, folder))
         if not found.packages:
             passed = "".join(f"; {note}" for note in found.notes)
@@ -209,11 +236,24 @@ class _Finder:
                 f"holds no package (no SKILL.md, AGENTS.md or .json){passed}",
             )
 
-        def inside(package: Found) -> Origin:
-            return origin if package.path == folder else _inside(origin, fetched, package, folder)
+        def make(package: Found) -> Candidate:
+            inside = origin if package.path == folder else _inside(origin, fetched, package, folder)
+            entry = canonical(source, inside)
+            return Candidate(package.kind, inside, package.path.name, entry, package.path)
 
-        chosen = choose(str(origin), found, choice, lambda f: str(inside(f)), self.on_skip)
-        return [(f.kind, inside(f)) for f in chosen]
+        return Offer(str(origin), found=found, make=make)
+
+
+def _one(source: Source, kind: Kind, origin: Origin, name: str) -> Offer:
+    """The offer of a source that is one package, added as it is."""
+    return Offer(str(origin), one=Candidate(kind, origin, name, canonical(source, origin)))
+
+
+def _last_name(source: Source, origin: Origin) -> str:
+    """The folder name an origin ends in (a repository's root: the repository's name)."""
+    if isinstance(origin, GitHubOrigin) and "/" not in origin.tree:
+        return source.repo or origin.repo
+    return origin.path_text.rstrip("/").rsplit("/", 1)[-1].removesuffix(".json")
 
 
 def _require_local(path: Path) -> None:
@@ -291,13 +331,9 @@ def remove(
                 "missing", manifest.FILENAME, f"{name} is not a direct dependency{hint}"
             )
         origins.extend(parse_origin(r.origin, project) for r in direct)
-    path = project / manifest.FILENAME
-    if not path.exists():
-        raise ManifestError.single(
-            "manifest", manifest.FILENAME, "no metapkg.yaml here; run `metapkg init` first"
-        )
-    text, removed = manifest.with_removed(read_utf8(path, "manifest"), path, origins)
-    _edited(project, text, then_install, dry_run)
+    read = manifest.read_for_edit(project)
+    text, removed = manifest.with_removed(read.text, read.manifest.path, origins)
+    _edited(read, text, then_install, dry_run)
     return removed
 
 

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, ClassVar
 from metapkg.cli import options
 from metapkg.cli.base import given_source
 from metapkg.cli.installing import InstallingCommand
-from metapkg.cli.output import print_diagnostics, status
+from metapkg.cli.output import status
 
 if TYPE_CHECKING:
+    from metapkg.actions.edit import Added
     from metapkg.actions.install import InstallReport
 
 
@@ -20,7 +21,8 @@ class AddCommand(InstallingCommand):
         ("metapkg add acme/skills", "a repository (its default branch)"),
         ("metapkg add acme/skills/skills/pdf@v1.2.0", "a folder at a ref"),
         ("metapkg add github:acme/skills --skill pdf", "one of the packages it holds"),
-        ("metapkg add https://github.com/acme/skills --all", "every package in it"),
+        ("metapkg add https://github.com/acme/skills --all", "every package in it that loads"),
+        ("metapkg add acme/skills --skill pdf acme/agents --skill critic", "from two at once"),
         ("metapkg add ./local-skills/house-style", "a folder of this project"),
         ("metapkg add acme/skills/skills/pdf#^1.2", "with a version range"),
         ("metapkg add acme/skills --all --dry-run", "show what would be added; write nothing"),
@@ -31,6 +33,7 @@ class AddCommand(InstallingCommand):
     )
     makes_user_manifest = True
     arguments: ClassVar = (*InstallingCommand.arguments, options.STRICT)
+    intermixed = "origins"  # `add A --skill x B`: B is a SOURCE too
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
@@ -49,10 +52,15 @@ class AddCommand(InstallingCommand):
             default=[],
             metavar="NAME",
             dest="names",
-            help="from a folder or repository holding many packages: add this one (repeatable)",
+            help="from a folder or repository holding many packages: add this one (repeatable; "
+            "applies to every SOURCE, wherever it is written, and must name a package of one)",
         )
         parser.add_argument(
-            "--all", action="store_true", dest="every", help="add every package the source holds"
+            "--all",
+            action="store_true",
+            dest="every",
+            help="add every package each SOURCE holds; one that does not load is skipped and "
+            "reported, one that is unsafe is refused (exit 1 after adding the rest)",
         )
 
     def handle(self, args: argparse.Namespace) -> int:
@@ -62,30 +70,77 @@ class AddCommand(InstallingCommand):
         choice = Choice(tuple(args.names), args.every)
         origins = [given_source(args, text) for text in args.origins]
         reports: list[InstallReport] = []
-        added: list[str] = []
+        done: list[Added] = []
 
         def action() -> InstallReport:
             then_install = self.after_edit(args, reports)
-            added.extend(
+            done.append(
                 add(
-                    Path.cwd(),
-                    origins,
-                    args.kind,
-                    then_install,
-                    args.offline,
-                    choice,
-                    args.dry_run,
-                    on_skip=lambda skipped: print_diagnostics([skipped]),
+                    Path.cwd(), origins, args.kind, then_install, args.offline, choice, args.dry_run
                 )
             )
             return reports[0]
 
-        self.report(args, action, lambda: {"added": added})
+        self.report(args, action, lambda: _as_json(done[0]))
+        added = done[0]
         if not args.json:
-            verb = "Would add" if args.dry_run else "Added"
-            for origin in added:
-                status(f"{verb} {origin} to metapkg.yaml", args.quiet)
-        return 0
+            _print_added(added, args)
+        return 1 if added.refused else 0
+
+
+def _as_json(added: Added) -> dict[str, object]:
+    left_out = [
+        {
+            "origin": p.candidate.entry,
+            "name": p.candidate.name,
+            "unsafe": p.unsafe,
+            "diagnostics": [d.as_json() for d in p.errors],
+        }
+        for p in added.passed
+    ]
+    left_out += [
+        {"origin": d.path, "name": None, "unsafe": False, "diagnostics": [d.as_json()]}
+        for d in added.same_named
+    ]
+    return {"added": added.entries, "skipped": left_out}
+
+
+def _print_added(added: Added, args: argparse.Namespace) -> None:
+    """Each entry written, or with --all one line: how many, and how many left out."""
+    from metapkg.actions.offers import reported
+    from metapkg.cli.output import print_diagnostics
+
+    lines = [*added.same_named, *reported(added.passed)]
+    if args.quiet:
+        lines = [d for d in lines if d.severity == "error"]
+    print_diagnostics(lines)
+    if not args.every:
+        verb = "Would add" if args.dry_run else "Added"
+        for entry in added.entries:
+            status(f"{verb} {entry} to metapkg.yaml", args.quiet)
+        return
+    status(tally(added, args.dry_run), args.quiet)
+
+
+def tally(added: Added, dry_run: bool = False) -> str:
+    """``Added 861 skills, skipped 3 (see above)``: what --all did, in one line."""
+    new = set(added.entries)
+    kinds: dict[str, int] = {}
+    for c in added.chosen:
+        if c.entry in new:
+            kinds[c.kind] = kinds.get(c.kind, 0) + 1
+    counted = [f"{n} {kind}{'s' * (n != 1)}" for kind, n in kinds.items()] or ["nothing new"]
+    add, skip, refuse = ("Would add", "skip", "refuse") if dry_run else (
+        "Added", "skipped", "refused")  # fmt: skip
+    parts = [f"{add} {' and '.join(counted)}"]
+    if len(added.chosen) > len(new):
+        parts.append(f"{len(added.chosen) - len(new)} already in metapkg.yaml")
+    if added.skipped:
+        parts.append(f"{skip} {added.skipped}")
+    if added.refused:
+        parts.append(f"{refuse} {len(added.refused)} as unsafe")
+    left_out = added.skipped or added.refused
+    return ", ".join(parts) + (" (see above)" if left_out else "")
 
 
 COMMAND = AddCommand()

@@ -63,6 +63,9 @@ class BaseCommand:
     finds_project: ClassVar[bool] = True
     # With --global (options.GLOBAL): start the user-scope manifest when there is none.
     makes_user_manifest: ClassVar[bool] = False
+    # The dest of a positional list that may go on after options (`add A --skill x B`):
+    # argparse stops a positional at the first option; parser.py gathers the rest.
+    intermixed: ClassVar[str | None] = None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """Add this command's own arguments (after the shared ``arguments``)."""

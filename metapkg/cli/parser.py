@@ -130,6 +130,20 @@ def parse(
 ) -> argparse.Namespace:
     parser, subparsers = build_parser(summaries, commands)
     args, extras = parser.parse_known_args(argv)
+    extras = _intermixed(commands.get(args.command), args, extras)
     if extras:  # the command's own parser knows its options: it gives the tip
         subparsers[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
     return args
+
+
+def _intermixed(
+    command: BaseCommand | None, args: argparse.Namespace, extras: list[str]
+) -> list[str]:
+    """What is left once the positionals written after options (``add A --skill x B``)
+    have joined the command's positional list, in the order they were written."""
+    dest = command.intermixed if command is not None else None
+    if dest is None or not extras:
+        return extras
+    more = [e for e in extras if not e.startswith("-")]
+    setattr(args, dest, [*getattr(args, dest), *more])
+    return [e for e in extras if e.startswith("-")]
