@@ -218,3 +218,32 @@ def test_a_skill_name_no_source_holds_is_an_error(cli, tmp_path: Path) -> None:
 
     assert run.code == 2 and "no package pptx here" in run.err and "docx, pdf" in run.err
     assert (project / "metapkg.yaml").read_bytes() == before
+
+
+# -- a missing ref is not a missing repository ---------------------------------------------------
+
+
+@pytest.mark.parametrize("web", [True, False], ids=["advertisement", "rest"])
+def test_a_missing_ref_says_the_ref_is_missing(tmp_path: Path, web: bool) -> None:
+    for gh in make_gh(tmp_path, web=web):
+        gh.repo(
+            "obra/superpowers",
+            {"c1": {"skills": {"brainstorming": {}}}, "c2": {"skills": {"brainstorming": {}}}},
+            branches={"main": "c2", "dev": "c1"},
+            tags={"v1.0.0": "c1", "v1.2.0": "c2"},
+        )
+        write_manifest(gh.project)
+
+        run = gh.run("add", "obra/superpowers/skills/brainstorming@v99")
+
+        assert run.code == 1, show(run)
+        (found,) = [d for d in diagnostics(run.err) if d.rule == "missing"]
+        assert "obra/superpowers has no branch or tag 'v99'" in found.message
+        if web:  # the advertisement lists what there is, default branch and newest tag first
+            assert "its branches are main, dev, its tags v1.2.0, v1.0.0;" in found.message
+        assert "no repository" not in run.err
+
+        gone = gh.run("add", "obra/nothing-here/skills/brainstorming@v1.0.0")
+
+        assert gone.code == 1, show(gone)
+        assert "no repository obra/nothing-here on GitHub" in gone.err

@@ -108,9 +108,7 @@ class GitHubSource:
             missing = missing or NotFound(
                 origin, f"{path or '/'} does not exist in {repo} at {ref} ({commit[:12]})"
             )
-        raise missing or NotFound(
-            origin, f"no repository {repo} with a ref matching {origin.tree!r} on GitHub"
-        )
+        raise missing or self._no_ref(origin)
 
     def _fetched(
         self,
@@ -202,9 +200,23 @@ class GitHubSource:
         """(ref, path inside the repository, commit) for an origin, shortest ref first."""
         for reading in self._readings(origin):
             return reading
-        raise NotFound(
-            origin, f"no repository {origin.repo_id} with a ref matching {origin.tree!r} on GitHub"
-        )
+        raise self._no_ref(origin)
+
+    def _no_ref(self, origin: GitHubOrigin) -> NotFound:
+        """No reading of ``origin``'s tree is a ref: say whether the repository or the ref
+        is missing. The advertisement the lookups used tells (a repository without one
+        answers 404); over REST, one more request for the repository asks."""
+        from metapkg.fetch import missingref
+
+        advertised = self.advertisement(origin.repo_id)
+        if advertised is None and not self._repository_exists(origin.repo_id):
+            return missingref.no_such_repository(origin)
+        return missingref.no_such_ref(origin, advertised)
+
+    def _repository_exists(self, repo: str) -> bool:
+        reply = self.http.get(f"{self.api}/repos/{repo}")
+        self._check_auth(reply.status, reply.url)
+        return reply.status == 200
 
     def _readings(self, origin: GitHubOrigin) -> Iterator[tuple[str, str, str]]:
         """Every (ref, path, commit) reading of an origin whose ref exists: the lock's pins
