@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import repo_scale
 from bench.catalog import Shape
 from bench.floors import copy_floor, extract_floor
 from bench.harness import PEAK_RSS, Bench, Requests, check_catalog, median_cpu
@@ -51,6 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scaling", default="30,300,3000", help="package counts for the scaling table ('' to skip)"
     )
+    parser.add_argument(
+        "--repo-skills",
+        type=int,
+        default=864,
+        help="skills of the one repository `add --all` adds (0 skips the repository-scale "
+        "figures; bench/repo_scale.py)",
+    )
     parser.add_argument("--output", type=Path, default=HERE / "results.md")
     args = parser.parse_args(argv)
 
@@ -76,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         scaling = [int(n) for n in args.scaling.split(",") if n.strip()]
         scale_rows = scaling_table(work, scaling, shape, args.latency) if scaling else []
-    report = render(rows, scale_rows, shape, args.latency, args.runs)
+        repository = ""
+        if args.repo_skills:
+            found = repo_scale.figures(work / "repo-scale", args.runs, 0.03, args.repo_skills)
+            repository = "\n" + repo_scale.render(found, 0.03, args.runs)
+    report = render(rows, scale_rows, shape, args.latency, args.runs) + repository
     print(report)
     write_keeping_notes(args.output, report)
     return 0
