@@ -8,6 +8,7 @@ one it skips with the reason and the fix, and refuses what is unsafe.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import Run, assert_ok, diagnostics, make_skill, show, write_manifest
 from ghfixtures import GH, make_gh
+from golden import assert_matches
 
 from bench.repo_scale import flat_repository
 
@@ -159,7 +161,7 @@ def test_add_all_refuses_an_unsafe_package_and_adds_the_rest(cli, tmp_path: Path
     refused = [d for d in diagnostics(run.err) if d.rule == "unsafe"]
     assert len(refused) == 1 and refused[0].severity == "error"
     assert "alpha refused: a symbolic link" in refused[0].message
-    assert "Added 2 skills, skipped 1 (see above), refused 1 as unsafe (see above)" in run.err
+    assert "Added 2 skills, skipped 1, refused 1 as unsafe (see above)" in run.err
     assert {e.rsplit("/", 1)[-1] for e in _entries(project)} == {"beta", "gamma"}
     assert not (project / ".claude/skills/alpha").exists()
 
@@ -247,3 +249,34 @@ def test_a_missing_ref_says_the_ref_is_missing(tmp_path: Path, web: bool) -> Non
 
         assert gone.code == 1, show(gone)
         assert "no repository obra/nothing-here on GitHub" in gone.err
+
+
+# -- what people read ------------------------------------------------------------------------
+
+
+def test_add_all_summary_snapshot(cli, tmp_path: Path) -> None:
+    """The skipped and refused lines and the tally, as text, after a dry run and a real one."""
+    catalog = _catalog_with_bad_skills(tmp_path / "catalog")
+    (catalog / "skills" / "gamma" / "extra.md").symlink_to(catalog / "skills" / "beta" / "SKILL.md")
+    latin = catalog / "skills" / "latin"
+    latin.mkdir()
+    (latin / "SKILL.md").write_bytes(b"---\nname: latin\ndescription: caf\xe9\n---\n")
+    project = tmp_path / "proj"
+    write_manifest(project)
+    source = f"file:{catalog.as_posix()}"
+
+    runs = [
+        (
+            "metapkg add SOURCE --all --dry-run",
+            cli("add", source, "--all", "--dry-run", cwd=project),
+        ),
+        ("metapkg add SOURCE --all", cli("add", source, "--all", cwd=project)),
+        ("metapkg add SOURCE --all (again)", cli("add", source, "--all", cwd=project)),
+    ]
+
+    text = ""
+    for title, run in runs:
+        said = f"## {title}\n$ exit {run.code}\n--- stderr\n{run.err}"
+        text += said.replace(str(tmp_path.resolve()), "<tmp>").replace(str(tmp_path), "<tmp>")
+    text = re.sub(r"\b\d+\.\d\ds\b", "<t>s", text)
+    assert_matches("add-all.txt", text)
