@@ -280,3 +280,16 @@ def test_add_all_summary_snapshot(cli, tmp_path: Path) -> None:
         text += said.replace(str(tmp_path.resolve()), "<tmp>").replace(str(tmp_path), "<tmp>")
     text = re.sub(r"\b\d+\.\d\ds\b", "<t>s", text)
     assert_matches("add-all.txt", text)
+
+
+def test_add_all_as_json_lists_what_it_left_out(cli, tmp_path: Path) -> None:
+    catalog = _catalog_with_bad_skills(tmp_path / "catalog")
+    project = tmp_path / "proj"
+    write_manifest(project)
+
+    run = assert_ok(cli("add", f"file:{catalog.as_posix()}", "--all", "--json", cwd=project))
+
+    (left_out,) = run.json["skipped"]
+    assert left_out["name"] == "broken" and left_out["unsafe"] is False
+    assert left_out["diagnostics"][0]["rule"] == "frontmatter"
+    assert len(run.json["added"]) == 3
