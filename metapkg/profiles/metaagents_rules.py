@@ -328,6 +328,18 @@ RULES: tuple[Rule, ...] = (
         "warning",
     ),
     _install(
+        "skipped",
+        "`add --all` adds every package of the source (one that does not load is left out)",
+        "only its publisher can fix it; to use it now, copy its folder into the project, fix "
+        "it and add that folder",
+        "warning",
+    ),
+    _install(
+        "unsafe",
+        "`add --all` finds nothing unsafe in the source's packages (links, MCP commands...)",
+        "the package is refused and the rest added; tell its publisher",
+    ),
+    _install(
         "unprovisioned",
         "the active targets take every kind of package the project needs",
         "add a target (host) that reads that kind; `metapkg hosts` lists them",
