@@ -293,3 +293,13 @@ def test_add_all_as_json_lists_what_it_left_out(cli, tmp_path: Path) -> None:
     assert left_out["name"] == "broken" and left_out["unsafe"] is False
     assert left_out["diagnostics"][0]["rule"] == "frontmatter"
     assert len(run.json["added"]) == 3
+
+
+def test_a_listing_of_hundreds_shows_twenty_names_and_how_many_more() -> None:
+    from metapkg.actions.choosing import listing
+    from metapkg.packages.discover import Found
+
+    found = [Found(Path(f"skills/s{i:03d}"), f"s{i:03d}", "skill") for i in range(864)]
+    shown = listing(found)
+    assert shown.startswith("s000, s001") and "s019 and 844 more" in shown
+    assert "s020" not in shown
