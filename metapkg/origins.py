@@ -23,7 +23,10 @@ from urllib.parse import unquote
 
 from metapkg.redact import redact
 
-ACCEPTED_FORMS = "https://github.com/<owner>/<repo>/tree/<ref>[/<path>] or file:<absolute-path>"
+ACCEPTED_FORMS = (
+    "https://github.com/<owner>/<repo>/tree/<ref>[/<path>], file:<absolute-path> or "
+    "mcp:<server name>[@<version>]"
+)
 
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
@@ -123,7 +126,49 @@ class FileOrigin:
         return str(self)
 
 
-Origin = GitHubOrigin | FileOrigin
+@dataclass(frozen=True, order=True)
+class McpRegistryOrigin:
+    """``mcp:<name>[@<version>]``: a server of the MCP Registry (``mcp:io.github.acme/db@1.2.0``).
+
+    The version is exact (the registry's versions are immutable); without one the source
+    asks for the latest, and ``add`` writes the version it got. Kept self-contained so it
+    can move behind an origin-scheme registry unchanged.
+    """
+
+    name: str  # the registry's server name, "<namespace>/<name>"
+    version: str | None = None
+
+    scheme: ClassVar[str] = "mcp"
+    is_local: ClassVar[bool] = False
+
+    def __str__(self) -> str:
+        return f"mcp:{self.name}@{self.version}" if self.version else f"mcp:{self.name}"
+
+    @property
+    def repository(self) -> str:
+        return f"mcp:{self.name}"
+
+    @property
+    def path_text(self) -> str:
+        return self.name
+
+    @property
+    def local(self) -> Path | None:
+        return None
+
+    def ref_keys(self) -> list[tuple[str, str]]:
+        return []  # the version is in the origin itself: nothing to pin
+
+    def lock_text(self, project: Path) -> str:
+        return str(self)
+
+    def at(self, version: str) -> McpRegistryOrigin:
+        return McpRegistryOrigin(self.name, version)
+
+
+Origin = GitHubOrigin | FileOrigin | McpRegistryOrigin
+_MCP_NAME = re.compile(r"^[A-Za-z0-9.-]+/[A-Za-z0-9._-]+$")
+_MCP_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,99}$")
 
 
 def split_range(text: str) -> tuple[str, str | None]:
@@ -152,6 +197,8 @@ def parse_origin(text: object, base_dir: Path | None = None) -> Origin:
     stripped = text.strip()
     if stripped.startswith("file:"):
         return _parse_file(stripped, base_dir)
+    if stripped.startswith("mcp:"):
+        return parse_mcp(stripped)
     if stripped.lower().startswith(("https://", "http://")):
         return _parse_github(stripped)
     raise OriginSyntaxError(f"unsupported origin {redact(text)!r}; use {ACCEPTED_FORMS}")
@@ -221,3 +268,24 @@ def _parse_file(text: str, base_dir: Path | None) -> FileOrigin:
         )
     joined = posixpath.join(base_dir.absolute().as_posix(), raw)
     return FileOrigin(posixpath.normpath(joined))
+
+
+def parse_mcp(text: str) -> McpRegistryOrigin:
+    """``mcp:<namespace>/<name>[@<version>]``, as the MCP Registry names servers."""
+    name, _, version = text[len("mcp:") :].strip().partition("@")
+    if not _MCP_NAME.match(name) or len(name) > 200:
+        raise OriginSyntaxError(
+            f"invalid MCP Registry origin {redact(text)!r}: the server name must be "
+            f"'<namespace>/<name>' as the registry spells it (mcp:io.github.owner/server)"
+        )
+    if version and not _MCP_VERSION.match(version):
+        raise OriginSyntaxError(
+            f"invalid MCP Registry origin {redact(text)!r}: {version!r} is not a version "
+            f"(mcp:{name}@1.2.3)"
+        )
+    if "@" in text[len("mcp:") :] and not version:
+        raise OriginSyntaxError(
+            f"invalid MCP Registry origin {redact(text)!r}: nothing after '@'; write "
+            f"mcp:{name} for the latest version or mcp:{name}@1.2.3"
+        )
+    return McpRegistryOrigin(name, version or None)

@@ -67,4 +67,5 @@ HOST = HostSpec(
     ),
     render=_agent,
     translate=_server,
+    env_reference=("${", "}"),
 )

@@ -5,7 +5,11 @@ Skills from ``.agents/skills`` (the shared folder); custom agents in
 (all three required, none blank; other keys are config keys such as ``model``); MCP
 servers in ``.codex/config.toml`` as ``[mcp_servers.<name>]`` tables: ``command``,
 ``args``, ``env``, ``cwd`` for stdio, ``url`` and ``http_headers`` for streamable HTTP
-(no SSE). The same file holds the user's model, sandbox and profile settings, so it is
+(no SSE). Codex expands no variables, but it forwards named variables of its own
+environment to a stdio server (``env_vars``) and reads header values from variables
+(``env_http_headers``, ``bearer_token_env_var``): a ``${env:NAME}`` reference from a
+server.json becomes one of those where its shape allows, and is left out with a warning
+where it does not. The same file holds the user's model, sandbox and profile settings, so it is
 edited with tomlkit and only metapkg's tables change. Codex expands no variables in it.
 Keys are sanitised (``[A-Za-z0-9_-]``): they are bare TOML keys and become part of tool
 names (``mcp__<server>__<tool>``).
@@ -22,6 +26,7 @@ codex-rs/core/src/config/agent_roles.rs (agent file fields and checks); scripts/
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +38,9 @@ if TYPE_CHECKING:  # config writers are imported only when an MCP config is writ
     from metapkg.hosts.config.tomlfile import TomlServers
 
 CONFIG = ".codex/config.toml"
+_ENV_ONLY = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
+_ENV_ANY = re.compile(r"\$\{env:[A-Za-z_][A-Za-z0-9_]*\}")
+_BEARER = re.compile(r"Bearer \$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _agent(agent: AgentDoc) -> Rendered:
@@ -67,7 +75,46 @@ def _server(config: Mapping[str, Any]) -> Translated:
         dropped = servers.unsupported(server, cwd=False)
         if server.transport == "sse":
             dropped.insert(0, "type: sse (Codex connects to url with streamable HTTP only)")
+    dropped.extend(_env_references(entry))
     return Translated(entry, servers.left_out("Codex", CONFIG, dropped))
+
+
+def _env_references(entry: dict[str, Any]) -> list[str]:
+    """Move ``${env:NAME}`` references into the fields Codex reads variables through;
+    return the options that cannot be expressed (and take them out of ``entry``)."""
+    dropped: list[str] = []
+    forwarded: list[str] = []
+    env = entry.get("env", {})
+    for key, value in list(env.items()):
+        whole = _ENV_ONLY.fullmatch(value) if isinstance(value, str) else None
+        if whole and whole.group(1) == key:
+            forwarded.append(key)
+            del env[key]
+        elif _ENV_ANY.search(str(value)):
+            dropped.append(f"env.{key} (Codex forwards a variable only under its own name)")
+            del env[key]
+    headers = entry.get("http_headers", {})
+    for key, value in list(headers.items()):
+        whole = _ENV_ONLY.fullmatch(value) if isinstance(value, str) else None
+        bearer = _BEARER.fullmatch(value) if isinstance(value, str) else None
+        if whole:
+            entry.setdefault("env_http_headers", {})[key] = whole.group(1)
+        elif bearer and key.lower() == "authorization":
+            entry["bearer_token_env_var"] = bearer.group(1)
+        elif not _ENV_ANY.search(str(value)):
+            continue
+        else:
+            dropped.append(f"http_headers.{key} (Codex expands no variables inside a value)")
+        del headers[key]
+    for field in ("env", "http_headers"):
+        if field in entry and not entry[field]:
+            del entry[field]
+    if forwarded:
+        entry["env_vars"] = forwarded
+    for field in ("command", "args", "url"):
+        if _ENV_ANY.search(str(entry.get(field, ""))):
+            dropped.append(f"{field} with an environment reference (Codex expands none)")
+    return dropped
 
 
 # Skills in .agents/skills need no trust; the project's config.toml and agents do.

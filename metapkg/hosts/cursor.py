@@ -76,4 +76,5 @@ HOST = HostSpec(
     ),
     render=_agent,
     translate=_server,
+    env_reference=("${env:", "}"),
 )

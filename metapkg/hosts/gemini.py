@@ -86,4 +86,5 @@ HOST = HostSpec(
     ),
     render=_agent,
     translate=_server,
+    env_reference=("${", "}"),
 )

@@ -71,4 +71,5 @@ HOST = HostSpec(
     ),
     render=_agent,
     translate=_server,
+    env_reference=("${", "}"),
 )

@@ -155,6 +155,8 @@ class Host(Protocol):
     def sources(self) -> tuple[str, ...]: ...
     @property
     def profile(self) -> str | None: ...
+    @property
+    def env_reference(self) -> tuple[str, str] | None: ...
 
     def agent_path(self, name: str) -> str | None: ...
 
@@ -196,6 +198,10 @@ class HostSpec:
     profile: str | None = None
     render: Callable[[AgentDoc], Rendered] | None = None
     translate: Callable[[Mapping[str, Any]], Translated] | None = None
+    # How the host's MCP config refers to an environment variable the host resolves when
+    # it starts a server: what goes before and after the name (("${", "}") writes
+    # ${NAME}). None: the host expands none, and its translator sees ${env:NAME} itself.
+    env_reference: tuple[str, str] | None = None
 
     def agent_path(self, name: str) -> str | None:
         """Where this host's file for agent ``name`` goes (None: the host takes no agents)."""

@@ -40,6 +40,10 @@ def note(host_title: str, target: McpTarget, mode: Mode) -> str | None:
     )
 
 
-def substitute(config: Mapping[str, Any], values: Mapping[str, str]) -> dict[str, Any]:
-    result: dict[str, Any] = placeholders.substitute(dict(config), values)
+def substitute(
+    config: Mapping[str, Any], values: Mapping[str, str], env_form: tuple[str, str] | None = None
+) -> dict[str, Any]:
+    """``config`` with the placeholders replaced, and ``${env:NAME}`` references written as
+    the host writes them (``env_form``, see HostSpec.env_reference)."""
+    result: dict[str, Any] = placeholders.substitute(dict(config), values, env_form=env_form)
     return result

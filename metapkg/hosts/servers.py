@@ -97,7 +97,8 @@ def plan_servers(
     entries: dict[str, dict[str, Any]] = {}
     found: list[Diagnostic] = []
     for fqn in sorted(configs):
-        translated = host.server_entry(placeholders.substitute(configs[fqn], chosen))
+        config = placeholders.substitute(configs[fqn], chosen, host.env_reference)
+        translated = host.server_entry(config)
         entries[key_of[fqn]] = translated.entry
         found.extend(warning("mcp-option", target.path, f"{fqn}: {w}") for w in translated.warnings)
     return Wanted(entries, tuple(found))

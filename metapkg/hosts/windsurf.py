@@ -63,4 +63,5 @@ HOST = HostSpec(
         "https://docs.windsurf.com/windsurf/cascade/skills",
     ),
     translate=_server,
+    env_reference=("${env:", "}"),
 )

@@ -41,7 +41,10 @@ def filename_for(name: str) -> str:
     return name.replace("/", "_") + ".json"
 
 
-def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
+def load(path: Path, display: str, consumer: bool = False) -> tuple[Mcp | None, list[Diagnostic]]:
+    """The MCP package in the .json file at ``path``: a MetaAgents config, or an MCP
+    Registry server.json (packages/serverjson.py). ``consumer`` is install's reading,
+    where the layout of the JSON text (``mcp-format``) is the publisher's concern only."""
     try:
         text = read_regular(path, cap=limits.MCP_JSON_BYTES, follow=False).decode("utf-8")
     except UnicodeDecodeError:
@@ -54,7 +57,15 @@ def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
         return None, [error("mcp-json", display, exc.message, exc.line)]
     if not isinstance(config, dict):
         return None, [error("mcp-json", display, "the file must hold one JSON object {...}")]
-    diags = list(judge(config, text, path.name, display))
+    from metapkg.packages import serverjson
+
+    if serverjson.recognises(config):
+        return serverjson.from_document(config, path, display)
+    diags = [
+        d
+        for d in judge(config, text, path.name, display)
+        if not (consumer and d.rule == "mcp-format")
+    ]
     meta = config.get("_meta")
     name = meta.get("name") if isinstance(meta, dict) else None
     if not isinstance(name, str) or name.count("/") != 1:
@@ -86,14 +97,23 @@ def judge(config: dict[str, Any], text: str, filename: str, display: str) -> Ite
             "and declare them on the skill or agent that uses this server",
             jsonsafe.line_of(text, '"dependencies"'),
         )
-    yield from _check_command(config, text, display)
+    yield from judge_command(config, display, text=text)
+
+
+def judge_command(
+    config: dict[str, Any], display: str, env_references: bool = False, text: str = ""
+) -> Iterator[Diagnostic]:
+    """The rules on what a config runs: command, args, env, placeholders, control
+    characters. ``env_references``: ``${env:NAME}`` is allowed (a translated server.json,
+    whose ``text`` is not the config's, so findings carry no line)."""
 
     def line_of(needle: str) -> int | None:
-        return jsonsafe.line_of(text, needle)
+        return jsonsafe.line_of(text, needle) if text else None
 
+    yield from _check_command(config, text, display)
     yield from mcpstrings.check_args(config, line_of, display)
     yield from mcpstrings.check_env(config, line_of, display)
-    yield from mcpstrings.check_placeholders(config, line_of, display)
+    yield from mcpstrings.check_placeholders(config, line_of, display, env_references)
     yield from mcpstrings.check_control(config, line_of, display)
 
 

@@ -5,6 +5,13 @@ substitutes the good ones), so both agree on what a placeholder is. The spec: a 
 placeholder MUST be rejected, never passed through. So every ``${`` that does not open
 exactly one of the two tokens is a problem (``${workspceDir}``, ``${HOME}``, an unclosed
 ``${workspaceDir/x``), and so is a brace-less ``$workspaceDir``.
+
+One more form exists for configs translated from an MCP Registry ``server.json``
+(packages/serverjson.py): ``${env:NAME}``, a reference to an environment variable that
+the *host* resolves when it starts the server. metapkg never reads or writes the value;
+each host writes the reference in its own syntax (hosts/placeholders.py). A hand-written
+MetaAgents config may not use it (the spec allows two placeholders); install accepts it
+wherever it is, since it only names a variable.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from typing import Any
 
 ALLOWED = ("workspaceDir", "sharedDir")
 TOKEN = re.compile(r"\$\{(workspaceDir|sharedDir)\}")
+ENV_TOKEN = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
 _OPENING = re.compile(r"\$\{")
 # A known placeholder name written without braces ($workspaceDir, $SHAREDDIR).
 BARE = re.compile(r"\$(workspaceDir|sharedDir)(?![A-Za-z0-9_])", re.IGNORECASE)
@@ -42,11 +50,17 @@ def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
             yield from strings(item, field_path(path, key))
 
 
-def problems(text: str) -> list[str]:
-    """Each malformed placeholder in ``text``, quoted as written."""
+def env_reference(name: str) -> str:
+    """The host-resolved reference to environment variable ``name``."""
+    return f"${{env:{name}}}"
+
+
+def problems(text: str, env: bool = False) -> list[str]:
+    """Each malformed placeholder in ``text``, quoted as written (with ``env``,
+    ``${env:NAME}`` references are well-formed too)."""
     found = []
     for match in _OPENING.finditer(text):
-        if TOKEN.match(text, match.start()):
+        if TOKEN.match(text, match.start()) or (env and ENV_TOKEN.match(text, match.start())):
             continue
         rest = text[match.start() :]
         end = rest.find("}")
@@ -55,14 +69,22 @@ def problems(text: str) -> list[str]:
     return found
 
 
-def substitute(value: Any, values: Mapping[str, str], where: str = "") -> Any:
+def substitute(
+    value: Any,
+    values: Mapping[str, str],
+    where: str = "",
+    env_form: tuple[str, str] | None = None,
+) -> Any:
     """A copy of ``value`` with every placeholder replaced in every string.
 
+    ``env_form`` is what the host writes before and after a variable's name to refer to
+    it (``("${", "}")``, ``("{env:", "}")``); None leaves ``${env:NAME}`` for the host's
+    translator.
     A malformed placeholder is refused (``PackageError``, rule ``placeholder``), even in a
     config that bypassed ``check``, such as a hand-edited lock: it is never written out.
     """
     for field, text in strings(value):
-        bad = problems(text)
+        bad = problems(text, env=True)
         if bad:
             from metapkg.diagnostics import PackageError
 
@@ -72,14 +94,18 @@ def substitute(value: Any, values: Mapping[str, str], where: str = "") -> Any:
                 f"{bad[0]!r} is not a placeholder; only ${{workspaceDir}} and ${{sharedDir}} "
                 f"are substituted (check the spelling and the braces)",
             )
-    return _replace(value, values)
+    return _replace(value, values, env_form)
 
 
-def _replace(value: Any, values: Mapping[str, str]) -> Any:
+def _replace(value: Any, values: Mapping[str, str], env_form: tuple[str, str] | None) -> Any:
     if isinstance(value, str):
-        return TOKEN.sub(lambda m: values.get(m.group(1), m.group(0)), value)
+        replaced = TOKEN.sub(lambda m: values.get(m.group(1), m.group(0)), value)
+        if env_form is not None:
+            before, after = env_form
+            replaced = ENV_TOKEN.sub(lambda m: before + m.group(1) + after, replaced)
+        return replaced
     if isinstance(value, list):
-        return [_replace(item, values) for item in value]
+        return [_replace(item, values, env_form) for item in value]
     if isinstance(value, dict):
-        return {key: _replace(item, values) for key, item in value.items()}
+        return {key: _replace(item, values, env_form) for key, item in value.items()}
     return value

@@ -94,10 +94,11 @@ def shell_syntax(text: str) -> str | None:
 
 
 def check_placeholders(
-    config: dict[str, Any], line_of: LineOf, display: str
+    config: dict[str, Any], line_of: LineOf, display: str, env: bool = False
 ) -> Iterator[Diagnostic]:
+    """``env``: ``${env:NAME}`` references are allowed (a config from a server.json)."""
     for field, value in placeholders.strings(config):
-        for token in placeholders.problems(value):
+        for token in placeholders.problems(value, env):
             yield error(
                 "placeholder",
                 display,
