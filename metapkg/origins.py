@@ -273,7 +273,7 @@ def _parse_file(text: str, base_dir: Path | None) -> FileOrigin:
 def parse_mcp(text: str) -> McpRegistryOrigin:
     """``mcp:<namespace>/<name>[@<version>]``, as the MCP Registry names servers."""
     name, _, version = text[len("mcp:") :].strip().partition("@")
-    if not _MCP_NAME.match(name) or len(name) > 200:
+    if not _MCP_NAME.match(name) or len(name) > 200 or {".", ".."} & set(name.split("/")):
         raise OriginSyntaxError(
             f"invalid MCP Registry origin {redact(text)!r}: the server name must be "
             f"'<namespace>/<name>' as the registry spells it (mcp:io.github.owner/server)"

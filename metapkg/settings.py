@@ -11,6 +11,7 @@ variable and what it takes, instead of failing later with a traceback (``nan`` s
 | METAPKG_GITHUB_URL | GitHub's web base for git refs and archives (see github_web_url) |
 | METAPKG_GITHUB_ARCHIVE_URL | the archive host (default: codeload for github.com; webhost.py) |
 | GITHUB_TOKEN, GH_TOKEN | a GitHub token (else the OS keyring after `metapkg auth login`) |
+| METAPKG_MCP_REGISTRY_URL | the MCP Registry for mcp: origins and `search` (default: the official) |
 | METAPKG_CACHE_DIR | the download cache (default: the platform's user cache dir) |
 | METAPKG_SHARED_DIR | the value of ${sharedDir} (default: user data dir + /shared) |
 | METAPKG_CONFIG_DIR | where `auth login` leaves its marker (default: user config dir) |
@@ -39,6 +40,7 @@ from pathlib import Path
 
 DEFAULT_API = "https://api.github.com"
 DEFAULT_WEB = "https://github.com"
+DEFAULT_MCP_REGISTRY = "https://registry.modelcontextprotocol.io"
 _TRUE = ("1", "true", "yes", "on")
 
 
@@ -86,6 +88,10 @@ def github_archive_url() -> str | None:
     github.com, the web host's archive links otherwise (``fetch/webhost.py``)."""
     configured = _text("METAPKG_GITHUB_ARCHIVE_URL")
     return configured.rstrip("/") if configured else None
+
+
+def mcp_registry_url() -> str:
+    return (_text("METAPKG_MCP_REGISTRY_URL") or DEFAULT_MCP_REGISTRY).rstrip("/")
 
 
 def cache_dir() -> Path:

@@ -10,6 +10,7 @@ Accepted, and what each means:
     https://github.com/owner/repo/blob/<ref>[/<path>]/AGENTS.md         that agent's folder
     git@github.com:owner/repo.git                                       a repository
     file:<path>  ./path  ../path  /abs/path                             a folder on disk
+    mcp:<namespace>/<name>[@<version>]                                  an MCP Registry server
 
 A ``#range`` fragment rides along (``owner/repo/skills/x#^1.2``). Without a ref, the
 repository's default branch is asked when the source is used. The manifest always gets
@@ -79,7 +80,8 @@ class SourceError(ValueError):
 
 FORMS = (
     "owner/repo[/path][@ref], github:owner/repo, https://github.com/owner/repo[/tree/<ref>/"
-    "<path>], a blob/.../SKILL.md URL, a .git URL, file:<path> or ./path"
+    "<path>], a blob/.../SKILL.md URL, a .git URL, file:<path>, ./path or "
+    "mcp:<namespace>/<name>[@<version>]"
 )
 
 
@@ -87,6 +89,11 @@ def parse_source(text: str, base: Path) -> Source:
     raw, spec = split_range(text.strip())
     if spec is None and "#" in raw and not raw.startswith(("file:", ".", "/")):
         raw, _, spec = raw.partition("#")
+    if raw.startswith("mcp:"):
+        try:
+            return Source(parse_origin(raw))
+        except OriginSyntaxError as exc:
+            raise SourceError(str(exc)) from None
     if raw.startswith("file:") or raw.startswith((".", "/", "~")):
         path = raw if raw.startswith("file:") else f"file:{raw}"
         try:

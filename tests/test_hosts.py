@@ -142,7 +142,7 @@ def test_an_option_a_host_cannot_express_is_a_warning_naming_the_host() -> None:
     kiro = registry.get("kiro").server_entry(config)
     assert [w.split(" option ")[1].split(";")[0] for w in kiro.warnings] == ["'cwd'", "'timeout'"]
     codex_sse = registry.get("codex").server_entry({"type": "sse", "url": "https://x/sse"})
-    assert "streamable HTTP only" in codex_sse.warnings[0]
+    assert "streamable HTTP only" in (codex_sse.refused or "") and not codex_sse.entry
     wanted = servers.plan_servers(registry.get("vscode"), {"a/b": config}, {})
     assert [d.rule for d in wanted.warnings] == ["mcp-option", "mcp-option"]
     assert all("VS Code" in d.message and d.message.startswith("a/b: ") for d in wanted.warnings)

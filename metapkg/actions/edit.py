@@ -24,7 +24,7 @@ from metapkg.diagnostics import (
     error,
 )
 from metapkg.lock import format as lockfmt
-from metapkg.origins import FileOrigin, GitHubOrigin, Origin, parse_origin
+from metapkg.origins import FileOrigin, GitHubOrigin, McpRegistryOrigin, Origin, parse_origin
 from metapkg.packages.models import Kind
 from metapkg.redact import redact
 from metapkg.sources_input import Source, SourceError, canonical, parse_source
@@ -187,6 +187,8 @@ class _Finder:
 
     def offer(self, source: Source, kind: Kind | None) -> Offer:
         origin = source.origin or source.at(source.ref or self._default_branch(source))
+        if isinstance(origin, McpRegistryOrigin):
+            return [("mcp", self._registry_version(origin))]
         if origin.local is not None:
             _require_local(origin.local)
         kind = kind or ("agent" if source.agents_md else None)  # asked for by its own URL
@@ -199,6 +201,17 @@ class _Finder:
             return _one(source, guessed, origin, _last_name(source, origin))
         fetched = self._look(origin)
         return self._from_folder(source, origin, fetched.path, fetched)
+
+    def _registry_version(self, origin: McpRegistryOrigin) -> McpRegistryOrigin:
+        """``mcp:NAME`` at the version the registry calls latest (the manifest records
+        an exact version, as `uv add` records what it resolved); ``mcp:NAME@V`` as is,
+        once the registry has shown it exists."""
+        import json
+
+        fetched = self.sources.fetch(origin)
+        if origin.version is not None:
+            return origin
+        return origin.at(json.loads(fetched.path.read_bytes())["version"])
 
     def _look(self, origin: Origin) -> Fetched:
         """The folder to look for packages in. A repository's root is no package of its

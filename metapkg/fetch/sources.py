@@ -43,8 +43,18 @@ def _github(options: FetchOptions) -> Source:
     return GitHubSource(options)
 
 
+def _mcp_registry(options: FetchOptions) -> Source:
+    from metapkg.fetch.mcpregistry import McpRegistrySource
+
+    return McpRegistrySource(options)
+
+
 # scheme -> how to make its source. Adding a forge is one entry here and one module.
-REGISTRY: Mapping[str, SourceFactory] = {"file": _file, "github": _github}
+REGISTRY: Mapping[str, SourceFactory] = {
+    "file": _file,
+    "github": _github,
+    "mcp": _mcp_registry,
+}
 
 
 class Sources:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # config writers are imported only when an MCP config is writ
 CONFIG = ".codex/config.toml"
 _ENV_ONLY = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
 _ENV_ANY = re.compile(r"\$\{env:[A-Za-z_][A-Za-z0-9_]*\}")
+SSE_REFUSED = "an SSE server (Codex connects to url with streamable HTTP only)"
 _BEARER = re.compile(r"Bearer \$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -71,10 +72,10 @@ def _server(config: Mapping[str, Any]) -> Translated:
         entry = servers.stdio_fields(server, cwd=True)
         dropped = servers.unsupported(server, cwd=True)
     else:
+        if server.transport == "sse":
+            return Translated({}, refused=SSE_REFUSED)
         entry = servers.remote_fields(server, headers_key="http_headers")
         dropped = servers.unsupported(server, cwd=False)
-        if server.transport == "sse":
-            dropped.insert(0, "type: sse (Codex connects to url with streamable HTTP only)")
     dropped.extend(_env_references(entry))
     return Translated(entry, servers.left_out("Codex", CONFIG, dropped))
 

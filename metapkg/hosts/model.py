@@ -42,6 +42,9 @@ class Translated:
 
     entry: dict[str, Any]
     warnings: tuple[str, ...] = ()
+    # Why the host cannot run this server at all (an SSE server for a host that speaks
+    # only streamable HTTP): the entry is left out of its config, the other hosts keep it.
+    refused: str | None = None
 
 
 class ConfigWriter(Protocol):

@@ -99,6 +99,16 @@ def plan_servers(
     for fqn in sorted(configs):
         config = placeholders.substitute(configs[fqn], chosen, host.env_reference)
         translated = host.server_entry(config)
+        if translated.refused is not None:
+            found.append(
+                warning(
+                    "mcp-option",
+                    target.path,
+                    f"{fqn}: not supported by {host.title}: {translated.refused}; it is left "
+                    f"out of {target.path} (the other targets still get it)",
+                )
+            )
+            continue
         entries[key_of[fqn]] = translated.entry
         found.extend(warning("mcp-option", target.path, f"{fqn}: {w}") for w in translated.warnings)
     return Wanted(entries, tuple(found))

@@ -193,7 +193,7 @@ def _stdio(
         return None
     variables = _env_names(package.get("environmentVariables"), where, display, found)
     runtime = _arguments(
-        package.get("runtimeArguments"), f"{where}.runtimeArguments", display, found
+        package.get("runtimeArguments"), f"{where}.runtimeArguments", display, found, joined=True
     )
     arguments = _arguments(
         package.get("packageArguments"), f"{where}.packageArguments", display, found
@@ -255,10 +255,13 @@ def _env_names(
 
 
 def _arguments(
-    arguments: Any, where: str, display: str, found: list[Diagnostic]
+    arguments: Any, where: str, display: str, found: list[Diagnostic], joined: bool = False
 ) -> list[str] | None:
     """Arguments as a command line gets them; a value the user must supply becomes an
-    environment reference; a required one with neither value nor default is an error."""
+    environment reference; a required one with neither value nor default is an error.
+    ``joined``: a named option and its value as one ``--name=value`` (the launchers npx,
+    uvx and docker all read that form, and nobody then mistakes the value for the
+    package)."""
     if arguments is None:
         return []
     if not isinstance(arguments, list):
@@ -279,6 +282,9 @@ def _arguments(
             if not isinstance(flag, str) or not flag:
                 found.append(error(RULE, display, f"{here}.name must be the option (--port)"))
                 return None
+            if joined and value is not None:
+                out.append(f"{flag}={_fill(value, argument.get('variables'))}")
+                continue
             out.append(flag)
         elif value is None:
             if argument.get("isRequired"):
