@@ -11,7 +11,7 @@ variable and what it takes, instead of failing later with a traceback (``nan`` s
 | METAPKG_GITHUB_URL | GitHub's web base for git refs and archives (see github_web_url) |
 | METAPKG_GITHUB_ARCHIVE_URL | the archive host (default: codeload for github.com; webhost.py) |
 | GITHUB_TOKEN, GH_TOKEN | a GitHub token (else the OS keyring after `metapkg auth login`) |
-| METAPKG_MCP_REGISTRY_URL | the MCP Registry for mcp: origins and `search` (default: the official) |
+| METAPKG_MCP_REGISTRY_URL | the MCP Registry of mcp: origins and `search` (default: official) |
 | METAPKG_CACHE_DIR | the download cache (default: the platform's user cache dir) |
 | METAPKG_SHARED_DIR | the value of ${sharedDir} (default: user data dir + /shared) |
 | METAPKG_CONFIG_DIR | where `auth login` leaves its marker (default: user config dir) |

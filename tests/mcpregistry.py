@@ -82,7 +82,7 @@ class FakeRegistry:
 @contextmanager
 def serve(registry: FakeRegistry) -> Iterator[FakeRegistry]:
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        def do_GET(self) -> None:
             registry.requests.append(self.path)
             status, body = registry.answer(self.path)
             data = json.dumps(body).encode("utf-8")

@@ -101,8 +101,10 @@ class Http:
         policy: Policy | None = None,
         token_origin: str | None = None,
         web_origin: str | None = None,
+        service: str = "GitHub",
     ) -> None:
         _without_httpx_cli()
+        self.service = service  # who messages say did not answer
         import httpx
 
         self.token = token
@@ -233,7 +235,7 @@ class Http:
             except (_ServerError, httpx.TransportError) as exc:
                 if attempt >= self.policy.attempts:
                     message = (
-                        f"GitHub did not answer after {attempt} attempts ({_why(exc)}); "
+                        f"{self.service} did not answer after {attempt} attempts ({_why(exc)}); "
                         f"check the network or try again"
                     )
                     raise FetchError([error("fetch", url, message)]) from None

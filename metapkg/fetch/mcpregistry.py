@@ -49,7 +49,7 @@ class RegistryClient:
         from metapkg.fetch.http import Http
 
         self.base = base or settings.mcp_registry_url()
-        self.http = Http(None, workers)
+        self.http = Http(None, workers, service="The MCP Registry")
 
     def close(self) -> None:
         self.http.close()
