@@ -34,9 +34,8 @@ class Project:
         return {p["fqn"]: p for p in data["packages"]}
 
     def mcp_json(self) -> dict[str, dict[str, object]]:
-        servers: dict[str, dict[str, object]] = json.loads(
-            (self.root / ".mcp.json").read_text()
-        )["mcpServers"]
+        text = (self.root / ".mcp.json").read_text()
+        servers: dict[str, dict[str, object]] = json.loads(text)["mcpServers"]
         return servers
 
 
@@ -146,7 +145,8 @@ def test_frozen_fails_when_the_registry_serves_other_content_for_a_locked_versio
             document["description"] = "republished with other content"
     env = {**project.env, "METAPKG_CACHE_DIR": str(tmp_path / "cache2")}
     (project.root / ".mcp.json").unlink()
-    found = assert_fails_with(run_cli("install", "--frozen", cwd=project.root, env=env), "integrity")
+    run = run_cli("install", "--frozen", cwd=project.root, env=env)
+    found = assert_fails_with(run, "integrity")
     assert "io.github.acme-labs/weather" in found[0].message
 
 

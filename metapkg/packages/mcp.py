@@ -41,10 +41,9 @@ def filename_for(name: str) -> str:
     return name.replace("/", "_") + ".json"
 
 
-def load(path: Path, display: str, consumer: bool = False) -> tuple[Mcp | None, list[Diagnostic]]:
+def load(path: Path, display: str) -> tuple[Mcp | None, list[Diagnostic]]:
     """The MCP package in the .json file at ``path``: a MetaAgents config, or an MCP
-    Registry server.json (packages/serverjson.py). ``consumer`` is install's reading,
-    where the layout of the JSON text (``mcp-format``) is the publisher's concern only."""
+    Registry server.json (packages/serverjson.py)."""
     try:
         text = read_regular(path, cap=limits.MCP_JSON_BYTES, follow=False).decode("utf-8")
     except UnicodeDecodeError:
@@ -61,11 +60,7 @@ def load(path: Path, display: str, consumer: bool = False) -> tuple[Mcp | None, 
 
     if serverjson.recognises(config):
         return serverjson.from_document(config, path, display)
-    diags = [
-        d
-        for d in judge(config, text, path.name, display)
-        if not (consumer and d.rule == "mcp-format")
-    ]
+    diags = list(judge(config, text, path.name, display))
     meta = config.get("_meta")
     name = meta.get("name") if isinstance(meta, dict) else None
     if not isinstance(name, str) or name.count("/") != 1:
