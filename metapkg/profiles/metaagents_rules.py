@@ -184,6 +184,12 @@ RULES: tuple[Rule, ...] = (
         "use npx, node, python or uvx and let PATH find it on every OS",
     ),
     _check(
+        "server-json",
+        "an MCP Registry server.json names a package metapkg can run (npm, pypi or oci "
+        "with stdio) or a remote, with every required argument given",
+        "publish a runnable package or a remote; give required arguments a default",
+    ),
+    _check(
         "mcp-args",
         "args are literal strings: no $VAR, %VAR% or ~/",
         "use ${workspaceDir} or ${sharedDir} for paths and 'env' for settings",
@@ -290,6 +296,11 @@ RULES: tuple[Rule, ...] = (
         "fetch",
         "origins can be downloaded",
         "check the network and the URL, then try again",
+    ),
+    _install(
+        "mcp-registry",
+        "the MCP Registry answers with the server.json asked for",
+        "check METAPKG_MCP_REGISTRY_URL and the server's name and version, then try again",
     ),
     _install(
         "offline",
