@@ -1,6 +1,7 @@
 """Origins: where a package comes from, parsed and normalized.
 
-Two schemes exist (MetaAgents, "Dependency origins"):
+Two schemes exist (MetaAgents, "Dependency origins"), and one more of metapkg's own,
+``mcp:<name>[@<version>]``, a server of the MCP Registry (see McpRegistryOrigin):
 
 * ``https://github.com/<owner>/<repo>/tree/<ref>[/path]``. A ref may itself contain ``/``
   (``release/1.x``), so the part after ``/tree/`` is kept whole as ``tree`` and only the
@@ -23,10 +24,7 @@ from urllib.parse import unquote
 
 from metapkg.redact import redact
 
-ACCEPTED_FORMS = (
-    "https://github.com/<owner>/<repo>/tree/<ref>[/<path>], file:<absolute-path> or "
-    "mcp:<server name>[@<version>]"
-)
+ACCEPTED_FORMS = "https://github.com/<owner>/<repo>/tree/<ref>[/<path>] or file:<absolute-path>"
 
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
