@@ -193,3 +193,23 @@ def test_search_lists_servers_with_how_to_add_them(project: Project) -> None:
         ("com.example/tickets", "3.1.0", "mcp:com.example/tickets"),
     ]
     assert assert_ok(project.run("search", "zzz")).out.strip() == "nothing matches 'zzz'"
+
+
+def test_an_mcp_server_repository_with_a_server_json_installs_from_github(tmp_path: Path) -> None:
+    """`add owner/repo` of a server's own repository (a server.json at its root beside
+    its code), and a GitHub URL of the file itself."""
+    from ghfixtures import make_gh
+
+    server_json = (SERVERS / "weather-1.4.2.json").read_text("utf-8")
+    files = {"server.json": server_json, "README.md": "# weather\n", "src/index.ts": "//\n"}
+    for gh in make_gh(tmp_path):
+        gh.repo("acme-labs/weather-mcp", {"c1": {"files": files}})
+        gh.manifest()
+        assert_ok(gh.run("add", "acme-labs/weather-mcp"))
+        manifest = (gh.project / "metapkg.yaml").read_text()
+        assert "https://github.com/acme-labs/weather-mcp/tree/main/server.json" in manifest
+        entry = gh.lock()["packages"][0]
+        assert (entry["fqn"], entry["version"]) == (WEATHER, "1.4.2")
+        assert len(entry["commit"]) == 40
+        servers = json.loads((gh.project / ".mcp.json").read_text())["mcpServers"]
+        assert servers[WEATHER]["env"]["WEATHER_API_KEY"] == "${WEATHER_API_KEY}"
