@@ -18,6 +18,8 @@ Looked at, in order:
 * skills at the top level (``<name>/SKILL.md``); and when none of the folders above
   exists, skills in group folders below the top (``<group>/<name>/SKILL.md``, deeper
   too, within ``MAX_GROUPS``);
+* an MCP Registry ``server.json`` at the top, when nothing above was found: the
+  repository of an MCP server publishes it there (``_server_json``);
 * the folder's own AGENTS.md (a file or a link) or ``.3md`` agent, last
   (``_own_agent``). It is an agent package only when nothing else was found, and then,
   at the root of a repository (``repository=True``, how ``add`` looks at one), only a
@@ -115,8 +117,21 @@ def discover(root: Path, display: str, *, repository: bool = False) -> Discovery
     homes = walk.homes(root, display)
     walk.top_level(root, display, groups=0 if homes else MAX_GROUPS)
     _collapse_copies(result)
+    _server_json(root, display, result)
     _own_agent(root, display, result, repository)
     return result
+
+
+def _server_json(root: Path, display: str, result: Discovery) -> None:
+    """A server's own ``server.json`` at the top of a folder holding no other package."""
+    path = root / "server.json"
+    if result.packages or path.is_symlink() or not path.is_file():
+        return
+    from metapkg.packages.serverjson import name_in
+
+    name = name_in(path)
+    if name is not None:
+        result.packages.append(Found(path, _join(display, path.name), "mcp", name))
 
 
 def _depth(kind: Kind) -> int:

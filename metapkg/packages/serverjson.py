@@ -59,6 +59,23 @@ def recognises(document: Mapping[str, Any]) -> bool:
     return "packages" in document or "remotes" in document
 
 
+def name_in(path: Path) -> str | None:
+    """The server's short name when ``path`` is a server.json (for discovery), else None."""
+    import json
+
+    from metapkg import limits
+    from metapkg.safefile import read_regular
+
+    try:
+        document = json.loads(read_regular(path, cap=limits.MCP_JSON_BYTES, follow=False))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict) or not recognises(document):
+        return None
+    name: str = document["name"]
+    return name.rsplit("/", 1)[-1]
+
+
 @dataclass(frozen=True)
 class Translation:
     """The client config (MetaAgents shape, ``_meta`` included) and what was found."""
