@@ -74,13 +74,18 @@ def test_add_without_a_version_locks_the_latest_and_its_server_json_digest(
     assert 'env_vars = ["WEATHER_API_KEY", "WEATHER_REGION"]' in codex
 
 
-def test_add_with_a_version_keeps_exactly_that_version(project: Project) -> None:
+def test_add_with_a_version_keeps_exactly_that_version_and_remove_takes_the_origin(
+    project: Project,
+) -> None:
     assert_ok(project.run("add", f"mcp:{WEATHER}@1.3.0"))
     assert project.lock()[WEATHER]["version"] == "1.3.0"
     assert project.mcp_json()[WEATHER]["args"] == ["-y", "@acme-labs/weather-mcp@1.3.0"]
     assert project.registry.requests == [
         "/v0.1/servers/io.github.acme-labs%2Fweather/versions/1.3.0"
     ]
+    assert_ok(project.run("remove", f"mcp:{WEATHER}"))
+    assert not (project.root / ".mcp.json").exists()  # metapkg wrote it, nothing is left
+    assert "mcp:" not in (project.root / "metapkg.yaml").read_text()
 
 
 def test_npm_pypi_oci_and_remote_servers_and_a_host_that_cannot_run_sse(
@@ -172,6 +177,8 @@ def test_a_server_nothing_can_run_and_an_unknown_server_are_clear_errors(
 def test_a_bad_origin_is_a_usage_error(project: Project) -> None:
     run = project.run("add", "mcp:not-a-server-name")
     assert run.code == 2 and "'<namespace>/<name>'" in run.err, run.err
+    run = project.run("add", "--kind", "skill", f"mcp:{WEATHER}")
+    assert run.code == 2 and "is an mcp, not a skill" in run.err, run.err
 
 
 def test_a_server_json_file_installs_as_an_mcp_package(project: Project, tmp_path: Path) -> None:

@@ -188,6 +188,14 @@ class _Finder:
     def offer(self, source: Source, kind: Kind | None) -> Offer:
         origin = source.origin or source.at(source.ref or self._default_branch(source))
         if isinstance(origin, McpRegistryOrigin):
+            if kind not in (None, "mcp"):
+                raise UsageError(
+                    [
+                        error(
+                            "origin", str(origin), f"an MCP Registry server is an mcp, not a {kind}"
+                        )
+                    ]
+                )
             return [("mcp", self._registry_version(origin))]
         if origin.local is not None:
             _require_local(origin.local)
@@ -368,6 +376,8 @@ def _direct(lock: lockfmt.Lockfile, name: str, project: Path) -> list[lockfmt.Re
 
 def _same_source(source: Source, locked: str, project: Path) -> bool:
     origin = parse_origin(locked, project)
+    if isinstance(source.origin, McpRegistryOrigin):  # whatever the version
+        return isinstance(origin, McpRegistryOrigin) and origin.name == source.origin.name
     if source.origin is not None and source.origin.local is not None:
         return origin == source.origin
     if not isinstance(origin, GitHubOrigin) or origin.repo_id != source.repo_id:
