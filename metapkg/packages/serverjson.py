@@ -32,6 +32,7 @@ from typing import Any
 
 from metapkg.diagnostics import Diagnostic, error, warning
 from metapkg.packages.models import Mcp
+from metapkg.packages.names import MAX_MCP_NAME, REGISTRY_NAME
 from metapkg.packages.placeholders import env_reference
 
 RULE = "server-json"
@@ -89,8 +90,11 @@ def translate(document: Mapping[str, Any], display: str) -> Translation:
     doc = _modern(document)
     found: list[Diagnostic] = []
     name, version = doc.get("name"), doc.get("version")
-    if not isinstance(name, str) or name.count("/") != 1:
-        message = f"'name' must be the server's '<namespace>/<name>' (got {name!r})"
+    if not isinstance(name, str) or not REGISTRY_NAME.match(name) or len(name) > MAX_MCP_NAME:
+        message = (
+            f"'name' must be the server's '<namespace>/<name>': letters, digits, '.', '-' "
+            f"(and '_' after the '/'), at most {MAX_MCP_NAME} characters (got {name!r})"
+        )
         return Translation(None, (error(RULE, display, message),))
     meta: dict[str, Any] = {"name": name}
     if isinstance(version, str) and version:
