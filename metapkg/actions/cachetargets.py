@@ -32,6 +32,12 @@ def cache_entries(lock: lockfmt.Lockfile | None, targets: list[str]) -> list[Ent
         ]
         if len(matches) == 1 and matches[0].commit is not None:
             found.append((_repository(matches[0].origin), matches[0].commit))
+        elif len(matches) == 1 and matches[0].origin.startswith("mcp:"):
+            message = (
+                f"{matches[0].fqn} is a server.json of the MCP Registry, cached by version "
+                f"(a version never changes); `metapkg cache clean` with no target removes it"
+            )
+            problems.append(error("cache", target, message))
         elif len(matches) == 1:
             message = f"{matches[0].fqn} comes from a local folder; nothing of it is cached"
             problems.append(error("cache", target, message))

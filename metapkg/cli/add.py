@@ -25,6 +25,7 @@ class AddCommand(InstallingCommand):
         ("metapkg add acme/skills --skill pdf acme/agents --skill critic", "from two at once"),
         ("metapkg add ./local-skills/house-style", "a folder of this project"),
         ("metapkg add acme/skills/skills/pdf#^1.2", "with a version range"),
+        ("metapkg add mcp:io.github.acme/weather", "an MCP Registry server (@VERSION optional)"),
         ("metapkg add acme/skills --all --dry-run", "show what would be added; write nothing"),
         (
             "metapkg add --global acme/skills --skill pdf",
