@@ -255,3 +255,13 @@ def test_mcp_origins_parse_and_print_back() -> None:
     for bad in ("mcp:nodash", "mcp:a/b@", "mcp:../x", "mcp:a/b@1 2", "mcp:a/b/c"):
         with pytest.raises(OriginSyntaxError):
             parse_origin(bad)
+
+
+def test_an_identifier_that_is_an_option_is_refused() -> None:
+    document = {
+        "name": "a.b/c",
+        "version": "1.0.0",
+        "packages": [{"registryType": "npm", "identifier": "--call=touch /tmp/x", "version": "1"}],
+    }
+    found, *_ = serverjson.translate(document, "s.json").diagnostics
+    assert "packages[0].identifier" in found.message and "no leading '-'" in found.message

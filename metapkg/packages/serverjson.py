@@ -37,6 +37,9 @@ from metapkg.packages.placeholders import env_reference
 
 RULE = "server-json"
 RUNNABLE = ("npm", "pypi", "oci")
+# What the launcher takes as the package: never an option (npx --call=... runs a command).
+_IDENTIFIER = re.compile(r"^[A-Za-z0-9@_.][^\s]*$")
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_-]*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _LEGACY = {
@@ -201,11 +204,18 @@ def _stdio(
 ) -> dict[str, Any] | None:
     kind = package["registryType"]
     identifier, version = package.get("identifier"), package.get("version")
-    if not isinstance(identifier, str) or not identifier.strip():
-        found.append(error(RULE, display, f"{where}.identifier must name the package"))
+    if not isinstance(identifier, str) or not _IDENTIFIER.match(identifier):
+        found.append(
+            error(
+                RULE,
+                display,
+                f"{where}.identifier {identifier!r} must name the package (a name, not an "
+                f"option: no leading '-', no spaces)",
+            )
+        )
         return None
-    if version is not None and not isinstance(version, str):
-        found.append(error(RULE, display, f"{where}.version must be a string"))
+    if version is not None and not (isinstance(version, str) and _VERSION.match(version)):
+        found.append(error(RULE, display, f"{where}.version {version!r} is not a version"))
         return None
     if version == "latest":
         found.append(
