@@ -363,11 +363,31 @@ def with_added(text: str, path: Path, entries: Sequence[tuple[Kind, str]]) -> tu
         if wanted in present[PLURAL[kind]]:
             continue
         present[PLURAL[kind]].add(wanted)
+        added.append(origin_text)
+        if _moved_registry_server(group, wanted, origin_text, path.parent):
+            continue
         if hasattr(group, "fa"):
             group.fa.set_block_style()
         group.append(origin_text)
-        added.append(origin_text)
     return (_dumped(yaml, document) if added else text), added
+
+
+def _moved_registry_server(group: Any, wanted: Origin, origin_text: str, base: Path) -> bool:
+    """``add mcp:NAME@V`` where the list names that server at another version: the entry
+    moves to V (two versions of one server would only conflict)."""
+    from metapkg.origins import McpRegistryOrigin
+
+    if not isinstance(wanted, McpRegistryOrigin):
+        return False
+    for index, item in enumerate(group):
+        try:
+            existing = parse_origin(str(item), base) if isinstance(item, str) else None
+        except OriginSyntaxError:
+            continue
+        if isinstance(existing, McpRegistryOrigin) and existing.name == wanted.name:
+            group[index] = origin_text
+            return True
+    return False
 
 
 def _group(document: Any, kind: Kind) -> Any:

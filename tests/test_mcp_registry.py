@@ -220,3 +220,19 @@ def test_an_mcp_server_repository_with_a_server_json_installs_from_github(tmp_pa
         assert len(entry["commit"]) == 40
         servers = json.loads((gh.project / ".mcp.json").read_text())["mcpServers"]
         assert servers[WEATHER]["env"]["WEATHER_API_KEY"] == "${WEATHER_API_KEY}"
+
+
+def test_outdated_compares_a_server_with_the_registrys_latest(project: Project) -> None:
+    assert_ok(project.run("add", f"mcp:{WEATHER}@1.3.0", "mcp:com.example/tickets"))
+    run = project.run("outdated", "--json")
+    assert run.code == 1, run.err
+    [item] = run.json  # tickets is at its latest
+    assert (item["current"], item["latest"], item["why"]) == ("1.3.0", "1.4.2", "newer in registry")
+    # `add mcp:NAME` moves the manifest's entry to the latest (no second, conflicting one)
+    assert_ok(project.run("add", f"mcp:{WEATHER}"))
+    manifest = YAML(typ="safe").load((project.root / "metapkg.yaml").read_text())
+    assert manifest["dependencies"]["mcps"] == [
+        f"mcp:{WEATHER}@1.4.2",
+        "mcp:com.example/tickets@3.1.0",
+    ]
+    assert assert_ok(project.run("outdated", "--json")).json == []

@@ -111,6 +111,8 @@ def _compare(
     from metapkg.fetch.tags import tag_version
     from metapkg.packages.semver import SemVer
 
+    if package.origin.startswith("mcp:"):
+        return _registry_outdated(package, sources)
     pins = sorted(pins_of(lock, package))
     if not pins:
         return None  # file: packages are whatever is on disk
@@ -133,6 +135,25 @@ def _compare(
             return None
         why = "newer tag"
     return Outdated(package.label, ref, current, want, latest, why)
+
+
+def _registry_outdated(package: lockfmt.LockedPackage, sources: Sources) -> Outdated | None:
+    """An MCP Registry server (``mcp:NAME@VERSION``) against the registry's latest. Its
+    version is exact, so `update` leaves it; `metapkg add mcp:NAME` moves it."""
+    import json
+
+    from metapkg.origins import McpRegistryOrigin
+    from metapkg.packages.semver import SemVer
+
+    origin = parse_origin(package.origin)
+    assert isinstance(origin, McpRegistryOrigin)
+    fetched = sources.fetch(McpRegistryOrigin(origin.name))
+    latest = json.loads(fetched.path.read_bytes()).get("version")
+    have, newest = SemVer.parse(package.version or ""), SemVer.parse(str(latest))
+    if have is None or newest is None or not have < newest:
+        return None
+    current = package.version or ""
+    return Outdated(package.label, current, current, current, str(latest), "newer in registry")
 
 
 def _shown(package: lockfmt.LockedPackage) -> str:
