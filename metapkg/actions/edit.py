@@ -196,7 +196,7 @@ class _Finder:
                         )
                     ]
                 )
-            return [("mcp", self._registry_version(origin))]
+            return _one(source, "mcp", self._registry_version(origin), origin.name)
         if origin.local is not None:
             _require_local(origin.local)
         kind = kind or ("agent" if source.agents_md else None)  # asked for by its own URL
