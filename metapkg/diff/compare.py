@@ -217,7 +217,11 @@ def _content_alerts(
         message = f"{change.label}: its metaskill program changed ({b.metaskill})"
         found.append(Alert("metaskill-changed", message, b.metaskill))
     if change.content is not None:
-        found += [Alert(*raised) for raised in risks.scan(change.content, change.label, a is None)]
+        # An MCP server's URLs (its repository, its registry) are not instructions to the
+        # agent; what it runs is reviewed field by field (mcp-command-changed).
+        urls = a is not None and change.kind != "mcp"
+        raised = risks.scan(change.content, change.label, added=not urls)
+        found += [Alert(*alert) for alert in raised]
     return found
 
 

@@ -34,8 +34,9 @@ SCRIPT_FILES = ("hooks.json", "hooks/hooks.json")
 
 
 def scan(content: Content, label: str, added: bool = False) -> Iterator[Raised]:
-    """(alert id, message, path, line) for every risky addition in ``content``; for a new
-    package (``added``) every host is new, and its whole text is shown: no ``new-url``."""
+    """(alert id, message, path, line) for every risky addition in ``content``. ``added``:
+    no ``new-url`` (a new package, whose hosts are all new and whose whole text is shown,
+    or an MCP server, whose URLs are not instructions)."""
     yield from _field_alerts(content, label)
     old_hosts = content.old_hosts
     reported_hosts: set[str] = set()
