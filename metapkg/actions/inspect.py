@@ -28,7 +28,8 @@ def load_graph(project: Path) -> tuple[lockfmt.Lockfile, dict[Key, list[Key]], l
 def tree(project: Path) -> list[str]:
     lock, edges, roots = load_graph(project)
     describe = {p.key: f"{p.label} {p.version}" if p.version else p.label for p in lock.packages}
-    return graph.render_tree(edges, roots, describe)
+    parts = {p.key: p.parts for p in lock.packages if p.parts}
+    return graph.render_tree(edges, roots, describe, parts)
 
 
 def tree_data(project: Path) -> dict[str, Any]:
@@ -41,6 +42,7 @@ def tree_data(project: Path) -> dict[str, Any]:
                 **_ref(package.key),
                 "version": package.version,
                 "dependencies": [_ref(d) for d in package.dependencies],
+                **({"parts": list(package.parts)} if package.parts else {}),
             }
             for package in lock.packages
         ],

@@ -62,6 +62,9 @@ def recognises(path: Path) -> bool:
 def load(
     folder: Path, display: str, folder_name: str, consumer: bool
 ) -> tuple[Plugin | None, tuple[Diagnostic, ...]]:
+    """The plugin in ``folder``. ``folder_name`` is not used: a plugin is named by its
+    plugin.json (as its host names it), whatever the folder or repository is called."""
+    del folder_name
     manifest = find_manifest(folder)
     if manifest is None:
         return None, (error("layout", display, "not a plugin: no plugin.json"),)
@@ -96,7 +99,7 @@ def load(
         dependencies=(),
         source=folder,
         metaagents=False,
-        folder_name=folder_name if consumer and folder_name not in ("", name) else None,
+        # the plugin's parts are namespaced by its declared name, whatever its folder
         manifest=manifest,
         parts=tuple(parts),
         servers=servers,
