@@ -33,7 +33,7 @@ _REPO = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9._-]+$")
 _INTEGRITY = re.compile(r"^sha256:[0-9a-f]{64}$")
 _VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+-]{0,99}$")
 _RELATIVE = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9._/-]{1,200}$")
-_PART = re.compile(r"^(?:skill|agent|command|mcp|hooks|bin) [A-Za-z0-9._-]{1,64}$")
+_PART = re.compile(r"^(?:(?:skill|agent|command|mcp) [A-Za-z0-9._-]{1,64}|hooks|bin)$")
 _SHAPES = {
     _COMMIT: "a commit SHA (40 lowercase hex digits)",
     _REPO: "an owner/repo name",

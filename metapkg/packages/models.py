@@ -144,7 +144,8 @@ class Part:
 
     @property
     def label(self) -> str:
-        return f"{self.kind} {self.name}"
+        """``skill access``; hooks and bin/ are one part each: ``hooks``, ``bin``."""
+        return self.kind if self.name == self.kind else f"{self.kind} {self.name}"
 
 
 @dataclass(frozen=True)
