@@ -121,7 +121,10 @@ def parse(text: str, path: Path) -> Manifest:
         if key not in _TOP_LEVEL
     ]
     ctx = DependencyContext(
-        display, allowed=("agents", "skills", "mcps", "plugins"), base_dir=path.parent, in_package=False
+        display,
+        allowed=("agents", "skills", "mcps", "plugins"),
+        base_dir=path.parent,
+        in_package=False,
     )
     deps, dep_diags = parse_dependencies(top.get("dependencies"), data.line, ctx)
     diags.extend(dep_diags)

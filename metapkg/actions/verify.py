@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
-
 import hashlib
 import os
 from collections.abc import Mapping

@@ -11,8 +11,8 @@ no workspace variable. Its loader takes ``io.playwright/mcp`` as a key (checked 
 ``.mcp.json`` contract says. Project servers wait for the user's approval.
 
 Sources: https://code.claude.com/docs/en/sub-agents, https://code.claude.com/docs/en/mcp
-(scopes, "Environment variable expansion in .mcp.json"), https://code.claude.com/docs/en/skills; slash commands in
-``.claude/commands/<name>.md`` (https://code.claude.com/docs/en/slash-commands);
+(scopes, "Environment variable expansion in .mcp.json"), https://code.claude.com/docs/en/skills;
+slash commands in ``.claude/commands/<name>.md`` (https://code.claude.com/docs/en/slash-commands);
 scripts/host-clients (``claude mcp list`` shows project servers "Pending approval").
 """
 

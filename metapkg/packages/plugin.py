@@ -184,16 +184,14 @@ def _server_file(path: Path, shown: str) -> tuple[dict[str, Any], list[Diagnosti
     return _named_servers(data, shown)
 
 
-def _named_servers(
-    servers: dict[str, Any], shown: str
-) -> tuple[dict[str, Any], list[Diagnostic]]:
+def _named_servers(servers: dict[str, Any], shown: str) -> tuple[dict[str, Any], list[Diagnostic]]:
     kept: dict[str, Any] = {}
     diags: list[Diagnostic] = []
     for name, config in servers.items():
         if not isinstance(config, dict) or not ("command" in config or "url" in config):
             message = f"MCP server {name!r} has no command or url; it is left out"
             diags.append(warning("plugin-mcp", shown, message))
-        elif not _SERVER_NAME(name):
+        elif not _plain_server_name(name):
             message = f"MCP server name {name!r} is not [A-Za-z0-9._-]+; it is left out"
             diags.append(warning("plugin-mcp", shown, message))
         elif variables := _environment_variables(config):
@@ -213,14 +211,10 @@ def _environment_variables(config: dict[str, Any]) -> list[str]:
     placeholders): Claude Code expands them from the environment, other hosts do not."""
     from metapkg.packages.placeholders import problems, strings
 
-    return [
-        bad
-        for _, text in strings(config)
-        for bad in problems(text.replace(PLUGIN_ROOT, ""))
-    ]
+    return [bad for _, text in strings(config) for bad in problems(text.replace(PLUGIN_ROOT, ""))]
 
 
-def _SERVER_NAME(name: str) -> bool:  # noqa: N802 - reads as the rule it is
+def _plain_server_name(name: str) -> bool:
     return bool(name) and len(name) <= 64 and all(c.isalnum() or c in "._-" for c in name)
 
 
