@@ -65,6 +65,22 @@ def why(project: Path, fqn: str) -> list[list[Key]]:
     return [chain for target in targets for chain in graph.chains_to(edges, roots, target)]
 
 
+def why_part(project: Path, name: str) -> list[tuple[list[Key], str]]:
+    """When ``name`` is no package but a part of a plugin (``access``, or as provisioned,
+    ``slack-access``): every chain to each plugin that has it, with the part."""
+    lock, edges, roots = load_graph(project)
+    if any(name in (p.fqn, p.fqn.rsplit("/", 1)[-1]) for p in lock.packages):
+        return []
+    found: list[tuple[list[Key], str]] = []
+    for package in lock.packages:
+        for part in package.parts:
+            short = part.rpartition(" ")[2]
+            if name in (part, short, f"{package.fqn}-{short}"):
+                chains = graph.chains_to(edges, roots, package.key)
+                found.extend((chain, part) for chain in chains)
+    return found
+
+
 def suggestion(name: str, fqns: list[str]) -> str:
     """`` (did you mean acme/x?)`` for a short or mistyped name, or ``""``."""
     import difflib
