@@ -96,6 +96,7 @@ def test_tree_shows_the_plugin_above_its_parts_and_remove_cleans_up(gh: GH) -> N
     below = "\n".join(lines[top + 1 :])
     for part in ("skill access", "agent triage", "command digest", "mcp bridge"):
         assert part in below, tree.out
+    assert gh.run("graph", "--format", "mermaid").code == 0  # a plugin node draws
     why = gh.run("why", "access")
     assert why.out.strip() == "plugin slack -> skill access", why.err
     assert gh.run("why", "slack-digest").out.strip() == "plugin slack -> command digest"
