@@ -110,3 +110,22 @@ def test_the_lock_keeps_a_plugins_parts_and_refuses_anything_else() -> None:
     assert lockfmt.parse(lockfmt.render(lock)).packages[0].parts == ("skill access", "hooks")
     with pytest.raises(LockError, match="not a plugin part"):
         lockfmt.parse(_LOCK.replace("PARTS", '"skill ../../etc"'))
+
+
+def test_diff_lists_a_plugins_added_and_removed_parts_and_alerts_on_new_hooks() -> None:
+    from metapkg.diff.compare import compare, with_alerts
+    from metapkg.lock import format as lockfmt
+
+    old = lockfmt.parse(_LOCK.replace("PARTS", '"skill access", "skill setup"'))
+    new = lockfmt.parse(
+        _LOCK.replace("PARTS", '"skill access", "skill configure", hooks').replace(
+            "sha256:0000", "sha256:1111"
+        )
+    )
+    (change,) = [with_alerts(c) for c in compare(old, new)]
+    alerts = {alert.id: alert.message for alert in change.alerts}
+    assert alerts["plugin-parts-changed"] == (
+        "plugin slack: adds skill configure; removes skill setup"
+    )
+    assert "now ships hooks" in alerts["new-plugin-hooks"]
+    assert compare(new, new) == []
