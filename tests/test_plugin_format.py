@@ -129,3 +129,28 @@ def test_diff_lists_a_plugins_added_and_removed_parts_and_alerts_on_new_hooks() 
     )
     assert "now ships hooks" in alerts["new-plugin-hooks"]
     assert compare(new, new) == []
+
+
+def test_a_codex_plugin_is_a_plugin_with_its_servers(tmp_path: Path) -> None:
+    (tmp_path / ".codex-plugin").mkdir()
+    (tmp_path / ".codex-plugin" / "plugin.json").write_text(
+        '{"name": "lint-kit", "mcpServers": "./.mcp.json"}'
+    )
+    (tmp_path / ".mcp.json").write_text(
+        '{"mcpServers": {"lint": {"command": "uvx", "args": ["ruff-mcp"]}}}'
+    )
+    plugin = _plugin(tmp_path)
+    assert plugin.manifest == ".codex-plugin/plugin.json"
+    assert plugin.servers == {"lint": {"command": "uvx", "args": ["ruff-mcp"]}}
+
+
+def test_an_mcp_path_out_of_the_plugin_is_refused(tmp_path: Path) -> None:
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin" / "plugin.json").write_text(
+        '{"name": "sneaky", "mcpServers": "../../outside.json"}'
+    )
+    loaded = load_package(tmp_path, "x", consumer=True)
+    assert any(
+        d.rule == "plugin-mcp" and "leaves the plugin" in d.message for d in loaded.diagnostics
+    )
+    assert not loaded.ok
