@@ -72,6 +72,7 @@ class Manifest:
     policy: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
     command_rules: tuple[CommandRuleSpec, ...] = ()  # the mapping entries of allow-commands
     strict: bool = False  # every finding install tolerates is an error (packages/consumer.py)
+    trusted_plugins: tuple[str, ...] = ()  # trust.plugins: fqn globs
 
     @property
     def project(self) -> Path:
@@ -79,6 +80,10 @@ class Manifest:
 
     def trusts_metaskill(self, fqn: str) -> bool:
         return any(fnmatch.fnmatchcase(fqn, pattern) for pattern in self.trusted_metaskills)
+
+    def trusts_plugin(self, fqn: str) -> bool:
+        """Whether a plugin's hooks and executables may be installed (``trust.plugins``)."""
+        return any(fnmatch.fnmatchcase(fqn, pattern) for pattern in self.trusted_plugins)
 
 
 def read(project: Path) -> Manifest:
@@ -129,13 +134,17 @@ def parse(text: str, path: Path) -> Manifest:
         if key not in _TOP_LEVEL
     ]
     ctx = DependencyContext(
-        display, allowed=("agents", "skills", "mcps"), base_dir=path.parent, in_package=False
+        display,
+        allowed=("agents", "skills", "mcps", "plugins"),
+        base_dir=path.parent,
+        in_package=False,
     )
     deps, dep_diags = parse_dependencies(top.get("dependencies"), data.line, ctx)
     diags.extend(dep_diags)
     targets = _targets(top.get("targets", list(DEFAULT_TARGETS)), data, display, diags)
     overrides = _overrides(top.get("overrides") or {}, data, path.parent, display, diags)
     trusted = _trust(top.get("trust") or {}, data, display, diags)
+    trusted_plugins = _trust(top.get("trust") or {}, data, display, diags, "plugins")
     commands, rules = _allowed_commands(top.get("metaskills") or {}, data, display, diags)
     serve = _serve(top.get("metaskills") or {}, data, display, diags)
     mcp_paths = _mcp_paths(top.get("mcp-paths", "absolute"), data, display, diags)
@@ -160,6 +169,7 @@ def parse(text: str, path: Path) -> Manifest:
         policy,
         command_rules=rules,
         strict=strict,
+        trusted_plugins=trusted_plugins,
     )
 
 
@@ -231,15 +241,23 @@ def _overrides(
 
 
 def _trust(
-    value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]
+    value: Any,
+    data: yamlsafe.Located,
+    display: str,
+    diags: list[Diagnostic],
+    what: str = "metaskills",
 ) -> tuple[str, ...]:
-    globs = value.get("metaskills", []) if isinstance(value, dict) else None
+    """``trust.metaskills`` (metaskill programs) or ``trust.plugins`` (a plugin's hooks
+    and executables): fqn globs."""
+    globs = value.get(what, []) if isinstance(value, dict) else None
     if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
+        if not isinstance(value, dict) and what != "metaskills":
+            return ()  # reported once, for trust.metaskills
         diags.append(
             error(
                 "manifest",
                 display,
-                "'trust.metaskills' must be a list of fqn globs such as acme/*",
+                f"'trust.{what}' must be a list of fqn globs such as acme/*",
                 data.line("trust"),
             )
         )

@@ -29,8 +29,7 @@ def _shown(root: Path, repository: bool = True) -> list[str]:
             [
                 "external_plugins/chat-bridge/skills/pair-device",
                 "plugins/api-docs/skills/openapi-writer",
-                "plugins/python-dev/skills/async-patterns",
-                "plugins/python-dev/skills/test-layout",
+                "plugins/python-dev",  # a plugin (.claude-plugin/plugin.json): the unit
             ],
         ),
         (
@@ -59,7 +58,7 @@ def test_each_layout_finds_its_packages(repo: str, packages: list[str]) -> None:
 def test_a_root_instructions_file_is_passed_over_with_a_note() -> None:
     for repo in ("plugin-marketplace", "root-instructions", "categories", "agents-md"):
         found = discover(REPOS / repo, ".", repository=True)
-        assert all(f.kind == "skill" for f in found.packages), repo
+        assert all(f.kind in ("skill", "plugin") for f in found.packages), repo
         assert found.set_aside == []
         assert any("AGENTS.md: the repository's instructions" in n for n in found.notes), repo
 
@@ -223,3 +222,8 @@ def test_a_package_linked_from_outside_the_folder_is_not_followed(tmp_path: Path
     found = discover(repo, ".")
     assert [f.display for f in found.packages] == ["skills/here"]
     assert found.notes == ["skills/elsewhere: a link out of the folder; not followed"]
+
+
+def test_a_plugin_folder_is_one_package_and_its_skills_are_not_listed() -> None:
+    found = discover(REPOS / "plugin-marketplace" / "plugins" / "python-dev", "x")
+    assert [(f.display, f.kind, f.name) for f in found.packages] == [("x", "plugin", "python-dev")]

@@ -47,16 +47,14 @@ def test_plugin_skills_install_past_a_root_claude_md_link(gh: GH) -> None:
     assert _kinds(gh) == {"openapi-writer": "skill"}
     run = assert_ok(gh.run("add", "layouts/plugin-marketplace", "--all"))
     assert "Traceback" not in run.err
-    assert _kinds(gh) == {
-        "async-patterns": "skill",
+    assert _kinds(gh) == {  # python-dev has a plugin.json: the plugin is the unit
         "openapi-writer": "skill",
         "pair-device": "skill",
-        "test-layout": "skill",
+        "python-dev": "plugin",
     }
     manifest = (gh.project / "metapkg.yaml").read_text()
-    assert f"{URL}/plugin-marketplace/tree/main/plugins/python-dev/skills/async-patterns" in (
-        manifest
-    )
+    assert f"{URL}/plugin-marketplace/tree/main/plugins/python-dev" in manifest
+    assert (gh.project / ".claude/skills/python-dev-async-patterns/SKILL.md").is_file()
     assert (gh.project / ".claude/skills/pair-device/SKILL.md").is_file()
 
 

@@ -180,7 +180,13 @@ def _text(rule: str, variant: str, keys: Sequence[Key]) -> str:
 
 
 def _noun(kind: Kind | None, count: int) -> str:
-    word = {"skill": "skill", "agent": "agent", "mcp": "MCP server", None: "package"}[kind]
+    word = {
+        "skill": "skill",
+        "agent": "agent",
+        "mcp": "MCP server",
+        "plugin": "plugin",
+        None: "package",
+    }[kind]
     return word if count == 1 else word + "s"
 
 

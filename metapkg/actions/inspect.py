@@ -28,7 +28,8 @@ def load_graph(project: Path) -> tuple[lockfmt.Lockfile, dict[Key, list[Key]], l
 def tree(project: Path) -> list[str]:
     lock, edges, roots = load_graph(project)
     describe = {p.key: f"{p.label} {p.version}" if p.version else p.label for p in lock.packages}
-    return graph.render_tree(edges, roots, describe)
+    parts = {p.key: p.parts for p in lock.packages if p.parts}
+    return graph.render_tree(edges, roots, describe, parts)
 
 
 def tree_data(project: Path) -> dict[str, Any]:
@@ -41,6 +42,7 @@ def tree_data(project: Path) -> dict[str, Any]:
                 **_ref(package.key),
                 "version": package.version,
                 "dependencies": [_ref(d) for d in package.dependencies],
+                **({"parts": list(package.parts)} if package.parts else {}),
             }
             for package in lock.packages
         ],
@@ -61,6 +63,22 @@ def why(project: Path, fqn: str) -> list[list[Key]]:
             "missing", lockfmt.FILENAME, f"{fqn} is not in the resolved graph{hint}"
         )
     return [chain for target in targets for chain in graph.chains_to(edges, roots, target)]
+
+
+def why_part(project: Path, name: str) -> list[tuple[list[Key], str]]:
+    """When ``name`` is no package but a part of a plugin (``access``, or as provisioned,
+    ``slack-access``): every chain to each plugin that has it, with the part."""
+    lock, edges, roots = load_graph(project)
+    if any(name in (p.fqn, p.fqn.rsplit("/", 1)[-1]) for p in lock.packages):
+        return []
+    found: list[tuple[list[Key], str]] = []
+    for package in lock.packages:
+        for part in package.parts:
+            short = part.rpartition(" ")[2]
+            if name in (part, short, f"{package.fqn}-{short}"):
+                chains = graph.chains_to(edges, roots, package.key)
+                found.extend((chain, part) for chain in chains)
+    return found
 
 
 def suggestion(name: str, fqns: list[str]) -> str:

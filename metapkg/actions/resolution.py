@@ -172,7 +172,7 @@ def _plan_and_lock(
 ) -> tuple[Plan, lockfmt.Lockfile, list[Finding]]:
     """Where each resolved package goes in ``where`` (the plan), what the hosts say of
     them (an error stops here), and the lock that records both."""
-    items = [_item(resolved.packages[key]) for key in resolved.order]
+    items = [_item(resolved.packages[key], manifest) for key in resolved.order]
     values = where.values()
     mode: Mode = "host-variables" if manifest.mcp_paths == "host-variables" else "absolute"
     extra = {} if where.user else _metaskill_server(project, manifest, resolved)
@@ -194,8 +194,9 @@ def _report_resolving(done: int, total: int) -> None:
     events.emit(events.Resolving(done, total))
 
 
-def _item(node: Node) -> Item:
-    return Item(node.package, node.integrity, linkable=node.fetched.shared)
+def _item(node: Node, manifest: Manifest) -> Item:
+    trusted = node.package.kind == "plugin" and manifest.trusts_plugin(node.package.fqn)
+    return Item(node.package, node.integrity, linkable=node.fetched.shared, trusted=trusted)
 
 
 def _ranged_origins(resolved: Resolved) -> Iterable[Origin]:

@@ -12,6 +12,8 @@ notes say so.
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import hashlib
 import os
 from collections.abc import Mapping
@@ -53,7 +55,7 @@ def verify(project: Path, scope: scopes.Scope | None = None) -> Verification:
         raise LockError.single(
             "lock", lockfmt.FILENAME, "there is no metapkg.lock to verify against"
         )
-    items, missing = _local_items(project, lock)
+    items, missing = _local_items(project, lock, _trusted_plugins(project))
     refused = judge(items, where.active(lock.targets)).refused  # as install left them out
     plan = plan_placements(
         items, lock.targets, where, where.values(), _mode(project), refused=refused
@@ -89,8 +91,17 @@ def _mode(project: Path) -> Mode:
     return "host-variables" if chosen == "host-variables" else "absolute"
 
 
+def _trusted_plugins(project: Path) -> tuple[str, ...]:
+    from metapkg import manifest
+
+    try:
+        return manifest.read(project).trusted_plugins
+    except MetapkgError:
+        return ()
+
+
 def _local_items(
-    project: Path, lock: lockfmt.Lockfile
+    project: Path, lock: lockfmt.Lockfile, trusted: tuple[str, ...] = ()
 ) -> tuple[list[Item], dict[str, lockfmt.LockedPackage]]:
     """The locked packages found unaltered on this machine, and (by name) the others."""
     pins = lock.pins
@@ -100,6 +111,8 @@ def _local_items(
     try:
         for package in lock.packages:
             item = _item(package, project, sources)
+            if item is not None and any(fnmatch.fnmatchcase(package.fqn, g) for g in trusted):
+                item = dataclasses.replace(item, trusted=package.kind == "plugin")
             if item is None:
                 missing[package.fqn.rsplit("/", 1)[-1]] = package
             else:

@@ -45,7 +45,9 @@ class AddCommand(InstallingCommand):
             "or .git), github:owner/repo, file:<path> or ./path; a #range may follow",
         )
         parser.add_argument(
-            "--kind", choices=("skill", "agent", "mcp"), help="the kind, when the path does not say"
+            "--kind",
+            choices=("skill", "agent", "mcp", "plugin"),
+            help="the kind, when the path does not say",
         )
         parser.add_argument(
             "--skill",

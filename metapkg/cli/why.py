@@ -23,9 +23,21 @@ class WhyCommand(BaseCommand):
         options.PACKAGE.add_to(parser, help="a package's fully-qualified name")
 
     def handle(self, args: argparse.Namespace) -> int:
-        from metapkg.actions.inspect import why
+        from metapkg.actions.inspect import why, why_part
         from metapkg.resolve.graph import label
 
+        parts = why_part(Path.cwd(), args.fqn)
+        if parts:  # a part of a plugin: the plugin above it
+            if args.json:
+                shown = [
+                    {"chain": [{"kind": k, "fqn": f} for k, f in chain], "part": part}
+                    for chain, part in parts
+                ]
+                print(json.dumps({"fqn": args.fqn, "parts": shown}, indent=2))
+                return 0
+            for chain, part in parts:
+                say(" -> ".join([*(label(key) for key in chain), part]))
+            return 0
         chains = why(Path.cwd(), args.fqn)
         if args.json:
             data = [[{"kind": kind, "fqn": fqn} for kind, fqn in chain] for chain in chains]

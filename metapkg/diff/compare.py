@@ -10,6 +10,7 @@ alerts are shown highest severity first, then by package:
     new-metaskill                 a skill now ships an executable metaskill program
     metaskill-changed             a skill's metaskill program changed (or was renamed)
     new-mcp                       a new MCP server will be configured
+    new-plugin-hooks              a plugin now ships hooks or bin/ (run only when trusted)
     mcp-command-changed           what an MCP server runs changed (any field of its config
                                   but the descriptive _meta, description, title)
     hidden-unicode                an added line holds invisible or bidirectional characters
@@ -23,6 +24,8 @@ alerts are shown highest severity first, then by package:
     dependency-dropped            a skill dependency removed under a non-major bump
     mcp-dropped                   an MCP dependency removed under a non-major bump
     origin-renamed                the repository answers under a new owner or name
+    plugin-parts-changed          a plugin's parts (skills, agents, commands, MCP servers)
+                                  were added or removed
     low
     file-origin                   a package comes from a local file: origin
     changelog-missing-entry       the CHANGELOG has no entry for the new version
@@ -48,6 +51,7 @@ SEVERITY: dict[str, str] = {
     "new-metaskill": "high",
     "metaskill-changed": "high",
     "new-mcp": "high",
+    "new-plugin-hooks": "high",
     "mcp-command-changed": "high",
     "hidden-unicode": "high",
     "origin-moved": "high",
@@ -59,6 +63,7 @@ SEVERITY: dict[str, str] = {
     "dependency-dropped": "medium",
     "mcp-dropped": "medium",
     "origin-renamed": "medium",
+    "plugin-parts-changed": "medium",
     "file-origin": "low",
     "changelog-missing-entry": "low",
 }
@@ -198,6 +203,7 @@ def _alerts(change: Change) -> list[Alert]:
         *_version_alerts(change, a, b),
         *_dependency_alerts(change, a),
         *_code_alerts(change, a, b),
+        *_plugin_alerts(change, a, b),
         *_origin_alerts(change, a, b),
         *_content_alerts(change, a, b),
     ]
@@ -279,6 +285,32 @@ def _code_alerts(
             f"MCP server {change.fqn} changed {', '.join(changed)}; now runs: {_command(b.server)}"
         )
         found.append(Alert("mcp-command-changed", message))
+    return found
+
+
+def _plugin_alerts(
+    change: Change, a: lockfmt.LockedPackage | None, b: lockfmt.LockedPackage
+) -> list[Alert]:
+    """What a plugin update adds and removes, and new code that would run without asking."""
+    if change.kind != "plugin":
+        return []
+    before = set(a.parts) if a is not None else set()
+    added = [part for part in b.parts if part not in before]
+    removed = sorted(before - set(b.parts))
+    found = []
+    executables = [part for part in added if part in ("hooks", "bin")]
+    if executables:
+        message = (
+            f"{change.label} now ships {' and '.join(executables)}: code that runs without "
+            f"asking (installed only when trust.plugins names it)"
+        )
+        found.append(Alert("new-plugin-hooks", message))
+    listed = [part for part in added if part not in executables]
+    if a is not None and (listed or removed):
+        words = [f"adds {', '.join(listed)}" if listed else "", f"removes {', '.join(removed)}"
+                 if removed else ""]  # fmt: skip
+        message = f"{change.label}: {'; '.join(w for w in words if w)}"
+        found.append(Alert("plugin-parts-changed", message))
     return found
 
 

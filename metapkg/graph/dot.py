@@ -16,11 +16,11 @@ from metapkg.graph.style import (
     GROUP_STROKE,
     GROUP_TEXT,
     KIND_STYLES,
+    LEGEND_KINDS,
     NORMAL_WIDTH,
     STATUS_FILL,
     TEXT,
 )
-from metapkg.packages.models import KINDS
 
 _FONT = "Helvetica"
 _MARKS = (
@@ -114,7 +114,7 @@ def _legend() -> list[str]:
         "  subgraph cluster_legend {",
         '    label="legend"; fontsize=10; color="#bdbdbd";',
     ]
-    for kind in KINDS:
+    for kind in LEGEND_KINDS:
         style = KIND_STYLES[kind]
         attributes = {
             "label": style.name,

@@ -28,7 +28,11 @@ KIND_STYLES: dict[Kind, KindStyle] = {
     "agent": KindStyle("agent", "#ede7f6", "#5e35b1", ("{{", "}}"), "hexagon"),
     "skill": KindStyle("skill", "#e3f2fd", "#1565c0", ("(", ")"), "box"),
     "mcp": KindStyle("MCP server", "#fff3e0", "#e65100", ("[(", ")]"), "cylinder"),
+    "plugin": KindStyle("plugin", "#e8f5e9", "#2e7d32", ("[[", "]]"), "box3d"),
 }
+# The kinds the legends show (a plugin is drawn as a framed box; the legends do not list
+# it yet, so graphs without plugins keep their exact bytes).
+LEGEND_KINDS: tuple[Kind, ...] = ("agent", "skill", "mcp")
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ EDGE_STYLES: dict[Kind, EdgeStyle] = {
     "agent": EdgeStyle("depends on agent", "#455a64", False),  # never valid; drawn if locked
     "skill": EdgeStyle("skill dependency", "#455a64", False),
     "mcp": EdgeStyle("MCP dependency", "#e65100", True),
+    "plugin": EdgeStyle("depends on plugin", "#455a64", False),  # never valid; drawn if locked
 }
 
 TEXT = "#1a1a1a"

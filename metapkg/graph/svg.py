@@ -22,12 +22,13 @@ from metapkg.graph.style import (
     GROUP_STROKE,
     GROUP_TEXT,
     KIND_STYLES,
+    LEGEND_KINDS,
     LOCAL_DASH,
     METASKILL,
     NORMAL_WIDTH,
     TEXT,
 )
-from metapkg.packages.models import KINDS, Kind
+from metapkg.packages.models import Kind
 
 MARGIN = 16.0
 _DETAIL_COLOUR = "#424242"
@@ -210,7 +211,7 @@ def _legend(max_width: float, groups: bool) -> tuple[list[str], float, float]:
     n = shapes.num
     sample = (40.0, 18.0)
     items: list[tuple[Glyph, float, str]] = [
-        (_shape_glyph(kind), sample[0], KIND_STYLES[kind].name) for kind in KINDS
+        (_shape_glyph(kind), sample[0], KIND_STYLES[kind].name) for kind in LEGEND_KINDS
     ]
     items += [
         (_shape_glyph("skill", width=DIRECT_WIDTH), sample[0], "required by metapkg.yaml"),

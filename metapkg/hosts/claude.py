@@ -12,6 +12,7 @@ no workspace variable. Its loader takes ``io.playwright/mcp`` as a key (checked 
 
 Sources: https://code.claude.com/docs/en/sub-agents, https://code.claude.com/docs/en/mcp
 (scopes, "Environment variable expansion in .mcp.json"), https://code.claude.com/docs/en/skills;
+slash commands in ``.claude/commands/<name>.md`` (https://code.claude.com/docs/en/slash-commands);
 scripts/host-clients (``claude mcp list`` shows project servers "Pending approval").
 """
 
@@ -49,6 +50,7 @@ HOST = HostSpec(
     reads_skills=(".claude/skills",),
     agents=".claude/agents",
     reads_agents=(".claude/agents",),
+    commands=".claude/commands",
     mcp=McpTarget((".mcp.json",), _servers, "fqn", None, "${VAR}, ${VAR:-default}"),
     user=UserScope(
         skills="~/.claude/skills",

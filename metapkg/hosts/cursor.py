@@ -55,6 +55,7 @@ HOST = HostSpec(
     reads_skills=(".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"),
     agents=".cursor/agents",
     reads_agents=(".cursor/agents",),
+    commands=".cursor/commands",  # https://cursor.com/docs/agent/chat/commands
     mcp=McpTarget(
         (CONFIG,),
         _servers,

@@ -143,6 +143,8 @@ class Host(Protocol):
     @property
     def agent_suffix(self) -> str: ...
     @property
+    def commands(self) -> str | None: ...
+    @property
     def mcp(self) -> McpTarget | None: ...
     @property
     def user(self) -> UserScope: ...
@@ -189,6 +191,9 @@ class HostSpec:
     agents: str | None = None
     reads_agents: tuple[str, ...] = ()
     agent_suffix: str = ".md"  # an agent file is <agents>/<name><agent_suffix>
+    # The folder of the host's command files (``<commands>/<name>.md``, a plugin's
+    # commands/); None: the host reads no project command files metapkg knows of.
+    commands: str | None = None
     mcp: McpTarget | None = None
     user: UserScope = field(default_factory=UserScope)
     markers: tuple[str, ...] = ()
@@ -237,6 +242,7 @@ class HostSpec:
             reads_skills=(user.skills,) if user.skills else (),
             agents=user.agents,
             reads_agents=(user.agents,) if user.agents else (),
+            commands=None,  # user-level command folders: not provisioned yet
             mcp=user.mcp,
             markers=(),
             notes=user.notes,

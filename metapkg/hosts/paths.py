@@ -28,6 +28,8 @@ from metapkg.hosts.registry import HOSTS, USER_HOSTS
 
 _NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 LEGACY = (".agents/agents",)
+# Where a plugin's own files are kept for ${CLAUDE_PLUGIN_ROOT} (provision/plugins.py).
+PLUGIN_ROOTS = ".metapkg/plugins"
 # The roots user-scope path templates start from (model.UserScope, resolve_user_path):
 # never a folder metapkg creates or removes.
 USER_ROOTS = ("~", "{xdg_config}", "{codex_home}", "{app_config}")
@@ -55,12 +57,14 @@ class Allowlist:
             if host.agents:
                 suffix = re.escape(host.agent_suffix)
                 shapes.append(rf"{re.escape(host.agents)}/{_NAME}{suffix}")
+            if host.commands:
+                shapes.append(rf"{re.escape(host.commands)}/{_NAME}\.md")
         shapes.extend(rf"{re.escape(folder)}/{_NAME}" for folder in legacy)
         self.pattern = re.compile("^(?:" + "|".join(sorted(set(shapes))) + ")$")
         self.config_files = frozenset(
             {*files, *(f for h in hosts if h.mcp is not None for f in h.mcp.files)}
         )
-        leaves = [leaf for h in hosts for leaf in (h.skills, h.agents) if leaf]
+        leaves = [leaf for h in hosts for leaf in (h.skills, h.agents, h.commands) if leaf]
         folders = {f for leaf in (*leaves, *legacy) for f in (leaf, *_ancestors(leaf))}
         folders |= {folder for f in self.config_files for folder in _ancestors(f)}
         self.folders = frozenset(folders - set(USER_ROOTS))
@@ -82,7 +86,7 @@ class Allowlist:
 
 
 # Files metapkg writes besides placements: the lock and every host's MCP config.
-PROJECT = Allowlist(HOSTS.values(), ("metapkg.lock",), LEGACY)
+PROJECT = Allowlist(HOSTS.values(), ("metapkg.lock",), (*LEGACY, PLUGIN_ROOTS))
 USER = Allowlist(USER_HOSTS.values(), ("metapkg.lock",))
 CONFIG_FILES = PROJECT.config_files
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from metapkg.fetch.source import RefPin
 from metapkg.lock.format import LockedPackage, Lockfile, Override, Requirement
 from metapkg.origins import Origin
-from metapkg.packages.models import Mcp, Skill
+from metapkg.packages.models import Mcp, Plugin, Skill
 from metapkg.resolve.node import Node
 from metapkg.resolve.resolver import Resolved
 
@@ -64,4 +64,5 @@ def locked_package(node: Node, resolved: Resolved, project: Path) -> LockedPacka
         if isinstance(package, Skill) and package.metaskill
         else None,
         server=package.server if isinstance(package, Mcp) else None,
+        parts=tuple(p.label for p in package.parts) if isinstance(package, Plugin) else (),
     )

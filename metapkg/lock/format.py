@@ -64,6 +64,8 @@ class LockedPackage:
     # MCP packages: the server config as provisioned (before placeholder substitution,
     # _meta removed), so reviewers see in the lock diff exactly what will run.
     server: Mapping[str, Any] | None = field(default=None, hash=False)
+    # Plugins: their parts as "<kind> <name>" (skill access, mcp bridge, hooks hooks)
+    parts: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[Kind, str]:
@@ -175,6 +177,8 @@ def _package(package: LockedPackage) -> dict[str, Any]:
         entry["dependencies"] = groups
     if package.server is not None:
         entry["server"] = package.server
+    if package.parts:
+        entry["parts"] = list(package.parts)
     return entry
 
 

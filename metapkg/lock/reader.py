@@ -33,6 +33,7 @@ _REPO = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9._-]+$")
 _INTEGRITY = re.compile(r"^sha256:[0-9a-f]{64}$")
 _VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+-]{0,99}$")
 _RELATIVE = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9._/-]{1,200}$")
+_PART = re.compile(r"^(?:(?:skill|agent|command|mcp) [A-Za-z0-9._-]{1,64}|hooks|bin)$")
 _SHAPES = {
     _COMMIT: "a commit SHA (40 lowercase hex digits)",
     _REPO: "an owner/repo name",
@@ -272,4 +273,13 @@ class Reader:
             dependencies=tuple(dependencies),
             metaskill=self._metaskill(item, where),
             server=self.get(item, "server", dict, *where, optional=True),
+            parts=self._parts(item, where),
         )
+
+    def _parts(self, item: Any, where: tuple[str, int]) -> tuple[str, ...]:
+        """A plugin's parts: ``<kind> <name>``, names as package files may have them."""
+        parts = self.get(item, "parts", list, *where, optional=True) or []
+        for part in self._strings(parts, *where, "parts"):
+            if not _PART.match(part):
+                raise self.fail(f"{part!r} is not a plugin part", *where, "parts")
+        return tuple(parts)

@@ -89,3 +89,20 @@ def _head(manifest: Path) -> str | None:
     except OSError:
         return None
     return head.decode("utf-8", errors="replace")
+
+
+def plugin_name(folder: Path) -> str | None:
+    """The ``name`` a plugin folder's plugin.json declares, or None (unreadable, absent)."""
+    from metapkg import jsonsafe
+    from metapkg.packages.plugin import find_manifest
+    from metapkg.safefile import read_regular
+
+    manifest = find_manifest(folder)
+    if manifest is None:
+        return None
+    try:
+        data = jsonsafe.loads(read_regular(folder / manifest, cap=limits.MCP_JSON_BYTES).decode())
+    except (OSError, UnicodeDecodeError, jsonsafe.JsonProblem):
+        return None
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None

@@ -103,6 +103,9 @@ def discover(root: Path, display: str, *, repository: bool = False) -> Discovery
     frontmatter is the repository's instructions even when nothing else is there."""
     walk = _Walk(root)
     result = walk.result
+    if detect_kind(root) == "plugin":  # a plugin is one package: its parts are not listed
+        walk.add(root, display, "plugin")
+        return result
     if (root / MANIFEST_FILES["skill"]).is_file():
         walk.add(root, display, "skill")
         return result
@@ -184,11 +187,16 @@ class _Walk:
             if self.enter(root / home):
                 self.bucket(root / home, _join(display, home), "skill", MAX_GROUPS, False)
         for top in self.folders(root):
-            if top.name in BUCKETS or detect_kind(top) is not None:
+            if top.name in BUCKETS or detect_kind(top) not in (None, "plugin"):
                 continue
             for plugin in (top, *self.folders(top)):
                 skills = plugin / "skills"
-                if detect_kind(plugin) is None and self.enter(skills):
+                found = detect_kind(plugin)
+                if found == "plugin":  # the plugin is the unit, with its skills inside
+                    self.add(plugin, _join(display, plugin.relative_to(root).as_posix()), found)
+                    if plugin is top:
+                        break
+                elif found is None and self.enter(skills):
                     shown = _join(display, skills.relative_to(root).as_posix())
                     self.bucket(skills, shown, "skill", MAX_GROUPS, False)
         return bool(buckets) or len(self.result.packages) > before
@@ -251,6 +259,8 @@ def _entries(folder: Path) -> list[Path]:
 
 
 def _name(path: Path, kind: Kind) -> str:
+    if kind == "plugin":
+        return declared.plugin_name(path) or path.name
     if kind == "mcp":
         return path.stem
     if kind == "skill":

@@ -18,6 +18,10 @@ from metapkg.packages.rules.dependencies import DependencyContext, parse_depende
 from metapkg.packages.semver import is_semver
 from metapkg.safefile import read_regular
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from metapkg.packages.formats import Registry
+
 MANIFEST_FILES: dict[Kind, str] = {"agent": "AGENTS.md", "skill": "SKILL.md"}
 
 
@@ -31,21 +35,18 @@ class Loaded:
         return self.package is not None and not any(d.severity == "error" for d in self.diagnostics)
 
 
-def detect_kind(path: Path) -> Kind | None:
-    """What a path holds: a folder with SKILL.md or AGENTS.md, or an MCP .json file."""
-    if path.is_file():
-        return "mcp" if path.suffix == ".json" else None
-    if (path / "SKILL.md").is_file():
-        return "skill"
-    if (path / "AGENTS.md").is_file():
-        return "agent"
-    # -- agent.3md: an agent folder may hold <name>.3md or agent.3md (metapkg/agent3md) ---
-    from metapkg.agent3md.package import find_document
+def detect_kind(path: Path, formats: Registry | None = None) -> Kind | None:
+    """What a path holds, by the first format of the registry (packages/formats.py) that
+    recognises it: a plugin folder, a folder with SKILL.md, AGENTS.md or <name>.3md, or an
+    MCP .json file."""
+    found = (formats or _formats()).detect(path)
+    return found.kind if found is not None else None
 
-    if find_document(path) is not None:
-        return "agent"
-    # -- end agent.3md ----------------------------------------------------------------------
-    return None
+
+def _formats() -> Registry:
+    from metapkg.packages.formats import FORMATS
+
+    return FORMATS
 
 
 def load_package(
@@ -74,6 +75,11 @@ def load_package(
     kind = kind or detect_kind(path)
     if kind is None:
         return Loaded(None, (_not_a_package(display),))
+    if kind not in MANIFEST_FILES and kind != "mcp":  # a format of its own (a plugin)
+        entry = _formats().for_kind(kind)
+        if entry is not None:
+            name = folder_name if folder_name is not None else path.name
+            return Loaded(*entry.load(path, display, name, consumer))
     if kind == "mcp":
         model, diags = mcp.load(path, display)
         found = [*diags, *files.check(path, display)]
@@ -98,8 +104,8 @@ def _not_a_package(display: str) -> Diagnostic:
     return error(
         "layout",
         display,
-        "not a package: expected a folder with SKILL.md, AGENTS.md or <name>.3md, or an MCP "
-        ".json file",
+        "not a package: expected a plugin folder (plugin.json), a folder with SKILL.md, "
+        "AGENTS.md or <name>.3md, or an MCP .json file",
     )
 
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from metapkg.origins import Origin
 from metapkg.packages.semver import Range
 
-Kind = Literal["agent", "skill", "mcp"]
-KINDS: tuple[Kind, ...] = ("agent", "skill", "mcp")
+Kind = Literal["agent", "skill", "mcp", "plugin"]
+KINDS: tuple[Kind, ...] = ("agent", "skill", "mcp", "plugin")
 KIND_ORDER: dict[Kind, int] = {kind: index for index, kind in enumerate(KINDS)}
 # The manifest and frontmatter spell kinds in the plural.
-PLURAL: dict[Kind, str] = {"agent": "agents", "skill": "skills", "mcp": "mcps"}
+PLURAL: dict[Kind, str] = {"agent": "agents", "skill": "skills", "mcp": "mcps", "plugin": "plugins"}
 SINGULAR: dict[str, Kind] = {v: k for k, v in PLURAL.items()}
 
 # A package's identity in a graph: its kind and fully-qualified name.
@@ -126,3 +126,41 @@ class Mcp(Package):
     def server(self) -> dict[str, Any]:
         """The server config as hosts get it (and the lock records it): all but ``_meta``."""
         return {key: value for key, value in (self.config or {}).items() if key != "_meta"}
+
+
+PartKind = Literal["skill", "agent", "command", "mcp", "hooks", "bin"]
+# Parts that run code on the user's machine without asking: installed only when trusted.
+EXECUTABLE_PARTS: tuple[PartKind, ...] = ("hooks", "bin")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a plugin: what it is, its name in the plugin, and where it is in the
+    plugin's folder (``skills/access``, ``agents/review.md``, ``.mcp.json``)."""
+
+    kind: PartKind
+    name: str
+    path: str
+
+    @property
+    def label(self) -> str:
+        """``skill access``; hooks and bin/ are one part each: ``hooks``, ``bin``."""
+        return self.kind if self.name == self.kind else f"{self.kind} {self.name}"
+
+
+@dataclass(frozen=True)
+class Plugin(Package):
+    """A Claude Code plugin, an Agent Plugins 1.0 plugin or a Codex plugin: one package
+    whose parts are provisioned per host (metapkg/packages/plugin.py)."""
+
+    manifest: str = ".claude-plugin/plugin.json"  # where its plugin.json is
+    parts: tuple[Part, ...] = ()
+    # MCP server name -> config (``${CLAUDE_PLUGIN_ROOT}`` still unresolved)
+    servers: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def of_kind(self, kind: PartKind) -> tuple[Part, ...]:
+        return tuple(part for part in self.parts if part.kind == kind)
+
+    @property
+    def executables(self) -> tuple[Part, ...]:
+        return tuple(part for part in self.parts if part.kind in EXECUTABLE_PARTS)

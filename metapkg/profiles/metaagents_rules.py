@@ -432,6 +432,38 @@ RULES: tuple[Rule, ...] = (
         "the file given with -o can be written",
         "choose a path in a folder you can write",
     ),
+    # -- plugins (metapkg/packages/plugin.py, metapkg/provision/plugins.py) -----------------
+    _install(
+        "plugin-json",
+        "a plugin's plugin.json (and its MCP file) is one JSON object in UTF-8",
+        "fix the JSON the message names",
+    ),
+    _install(
+        "plugin-name",
+        "a plugin's plugin.json names it in kebab-case, at most 64 characters",
+        'give plugin.json a "name" such as "my-plugin"',
+    ),
+    _install(
+        "plugin-mcp",
+        "each MCP server of a plugin has a command or url, a plain name, and no environment "
+        "references other than ${CLAUDE_PLUGIN_ROOT} (a warning: the server is left out)",
+        "fix the server entry, or configure that server in your host by hand",
+        "warning",
+    ),
+    _install(
+        "plugin-trust",
+        "a plugin's hooks and executables (hooks/, hooks.json, bin/) install only when "
+        "trust.plugins names the plugin",
+        "read the plugin's hooks and bin/, then add its name to trust.plugins in metapkg.yaml",
+        "warning",
+    ),
+    _install(
+        "plugin-root",
+        "an MCP server of a plugin that uses ${CLAUDE_PLUGIN_ROOT} can be given the plugin's "
+        "files (not in a --global install)",
+        "install the plugin into a project",
+        "warning",
+    ),
     # -- the audit at install (metapkg/audit; `metapkg audit` shows each finding's line) --
     _install(
         "fetch-and-run",

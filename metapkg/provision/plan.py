@@ -23,7 +23,8 @@ from metapkg.diagnostics import Diagnostic, ProvisionError, error, warning
 from metapkg.hosts import placeholders, registry, render, servers
 from metapkg.hosts.model import AgentDoc, ConfigWriter, Host
 from metapkg.integrity import bytes_hash, files_hash, tree_hash
-from metapkg.packages.models import Agent, Key, Mcp, Package, Skill
+from metapkg.packages.models import Agent, Key, Mcp, Package, Plugin, Skill
+from metapkg.provision import plugins
 from metapkg.provision.scope import Scope
 from metapkg.safefile import read_regular
 
@@ -35,6 +36,7 @@ class Item:
     package: Package
     integrity: str
     linkable: bool = False  # its files are in the immutable download cache
+    trusted: bool = False  # a plugin matched by trust.plugins: its hooks and bin/ install
 
     @property
     def key(self) -> Key:
@@ -133,7 +135,7 @@ def plan_placements(
     warnings: list[Diagnostic] = []
     for item in items:
         skip = (refused or {}).get(item.key, frozenset())
-        for placement in _placements(item, hosts, warnings, skip):
+        for placement in _placements(item, hosts, warnings, skip, scope.user):
             other = by_path.get(placement.path)
             if other is not None and other.written != placement.written:
                 problems.append(_collision(placement, other))
@@ -144,6 +146,9 @@ def plan_placements(
     configs: dict[str, Mapping[str, Any]] = {
         i.package.fqn: i.package.server for i in items if isinstance(i.package, Mcp)
     }
+    for item in items:
+        if isinstance(item.package, Plugin):
+            configs.update(plugins.servers(item.package, scope.user, warnings))
     configs.update(extra_servers or {})
     if scope.user:
         warnings.extend(_user_scope_warnings(targets, scope, configs))
@@ -189,7 +194,11 @@ def _notes(
 
 
 def _placements(
-    item: Item, hosts: Sequence[Host], warnings: list[Diagnostic], refused: frozenset[str]
+    item: Item,
+    hosts: Sequence[Host],
+    warnings: list[Diagnostic],
+    refused: frozenset[str],
+    user: bool = False,
 ) -> Iterable[Placement]:
     package = item.package
     if isinstance(package, Skill):
@@ -201,6 +210,14 @@ def _placements(
                             linkable=item.linkable)  # fmt: skip
     elif isinstance(package, Agent):
         yield from _agent_placements(item, package, hosts, warnings)
+    elif isinstance(package, Plugin):
+        if package.executables and not item.trusted:
+            warnings.append(plugins.withheld_warning(package))
+        parts = plugins.placements(
+            package, item.key, item.integrity, hosts, item.trusted, user, warnings
+        )
+        for path, written, fields in parts:
+            yield Placement(path, item.key, item.integrity, written, **fields)
 
 
 def _agent_placements(

@@ -60,9 +60,16 @@ def dependencies_first(graph: Graph, roots: Sequence[Key]) -> list[Key]:
     return order
 
 
-def render_tree(graph: Graph, roots: Sequence[Key], describe: Mapping[Key, str]) -> list[str]:
-    """An indented tree; a package already shown higher up is printed once, marked (*)."""
+def render_tree(
+    graph: Graph,
+    roots: Sequence[Key],
+    describe: Mapping[Key, str],
+    leaves: Mapping[Key, Sequence[str]] | None = None,
+) -> list[str]:
+    """An indented tree; a package already shown higher up is printed once, marked (*).
+    ``leaves``: lines shown under a package after its dependencies (a plugin's parts)."""
     lines: list[str] = []
+    extra = leaves or {}
     shown: set[Key] = set()
 
     def visit(key: Key, prefix: str, last: bool, top: bool) -> None:
@@ -73,9 +80,12 @@ def render_tree(graph: Graph, roots: Sequence[Key], describe: Mapping[Key, str])
             return
         shown.add(key)
         children = list(graph.get(key, ()))
+        parts = list(extra.get(key, ()))
         inner = prefix if top else prefix + ("    " if last else "│   ")
         for index, child in enumerate(children):
-            visit(child, inner, index == len(children) - 1, False)
+            visit(child, inner, index == len(children) - 1 and not parts, False)
+        for index, part in enumerate(parts):
+            lines.append(f"{inner}{'└── ' if index == len(parts) - 1 else '├── '}{part}")
 
     for root in roots:
         visit(root, "", True, True)
