@@ -227,3 +227,19 @@ def test_a_package_linked_from_outside_the_folder_is_not_followed(tmp_path: Path
 def test_a_plugin_folder_is_one_package_and_its_skills_are_not_listed() -> None:
     found = discover(REPOS / "plugin-marketplace" / "plugins" / "python-dev", "x")
     assert [(f.display, f.kind, f.name) for f in found.packages] == [("x", "plugin", "python-dev")]
+
+
+def test_a_root_plugin_holding_a_link_is_added_by_its_parts(tmp_path: Path) -> None:
+    # obra/superpowers: the repository is a Claude plugin, and its AGENTS.md is a link to
+    # CLAUDE.md. A package holds regular files only, so the plugin cannot install whole;
+    # its skills are found as in any repository, and a note says why.
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin" / "plugin.json").write_text('{"name": "powers"}\n')
+    make_skill(tmp_path, "brainstorming", scope=None)
+    (tmp_path / "CLAUDE.md").write_text("# Contributing\n")
+    os.symlink("CLAUDE.md", tmp_path / "AGENTS.md")
+    found = discover(tmp_path, ".", repository=True)
+    assert [(f.display, f.kind) for f in found.packages] == [("skills/brainstorming", "skill")]
+    assert any("AGENTS.md is a symbolic link" in note for note in found.notes)
+    os.unlink(tmp_path / "AGENTS.md")
+    assert [f.kind for f in discover(tmp_path, ".", repository=True).packages] == ["plugin"]

@@ -104,8 +104,17 @@ def discover(root: Path, display: str, *, repository: bool = False) -> Discovery
     walk = _Walk(root)
     result = walk.result
     if detect_kind(root) == "plugin":  # a plugin is one package: its parts are not listed
-        walk.add(root, display, "plugin")
-        return result
+        link = _a_link_in(root)
+        if link is None:
+            walk.add(root, display, "plugin")
+            return result
+        # A package holds regular files only, so this plugin cannot install whole (the
+        # repository obra/superpowers is a plugin with AGENTS.md -> CLAUDE.md): its parts
+        # are found as in any repository instead.
+        result.notes.append(
+            f"{display}: a plugin, but {link} is a symbolic link and a package holds "
+            f"regular files only; its skills and agents are added one by one"
+        )
     if (root / MANIFEST_FILES["skill"]).is_file():
         walk.add(root, display, "skill")
         return result
@@ -139,6 +148,19 @@ def _server_json(root: Path, display: str, result: Discovery) -> None:
 
 def _depth(kind: Kind) -> int:
     return MAX_GROUPS if kind == "skill" else 1
+
+
+def _a_link_in(root: Path) -> str | None:
+    """The first symbolic link under ``root`` (``.git`` left out), relative to it."""
+    import os
+
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        for name in sorted(files) + dirs:
+            path = Path(folder, name)
+            if path.is_symlink():
+                return path.relative_to(root).as_posix()
+    return None
 
 
 def _join(display: str, name: str) -> str:
