@@ -188,3 +188,22 @@ def test_a_plain_agents_md_agent_installs_for_hosts_without_a_traceback(gh: GH) 
     assert_ok(gh.run("add", "./vendor/helper"))
     rendered = (gh.project / ".claude/agents/helper.md").read_text()
     assert 'name: "helper"' in rendered and "Answer in one line." in rendered
+
+
+def test_a_repository_that_is_a_plugin_with_a_link_adds_its_skills(gh: GH) -> None:
+    # obra/superpowers: the repository itself is a Claude plugin, and its AGENTS.md is a
+    # link to CLAUDE.md. The download's link is left out of the cache, so the plugin
+    # cannot install as one package: its skills are added one by one instead of nothing.
+    root = gh.tmp / "commits" / "powers"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "powers"}\n')
+    for name in ("brainstorming", "writing-plans"):
+        folder = root / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name}.\n---\n\nGo.\n")
+    (root / "CLAUDE.md").write_text("# How we work here\n")
+    (root / "AGENTS.md").symlink_to("CLAUDE.md")
+    gh.server.add_repo("obra", "powers", {"c1": root}, {"main": "c1"})
+    run = assert_ok(gh.run("add", "obra/powers", "--all"))
+    assert _kinds(gh) == {"brainstorming": "skill", "writing-plans": "skill"}
+    assert "Traceback" not in run.err

@@ -33,7 +33,7 @@ from metapkg.textio import read_utf8, write_atomic
 if TYPE_CHECKING:
     from metapkg.fetch.source import Fetched
     from metapkg.manifest import Manifest
-    from metapkg.packages.discover import Found
+    from metapkg.packages.discover import Discovery, Found
 
 
 def init(project: Path) -> tuple[list[str], tuple[str, ...]]:
@@ -232,6 +232,20 @@ class _Finder:
             return source.fetch(origin, verify=False)
         return self.sources.fetch(origin)
 
+    def _root_plugin_refused(self, found: Discovery, folder: Path, origin: Origin) -> bool:
+        """Is the folder itself a plugin that install would refuse as one package? A
+        download's links are left out of the cache (obra/superpowers: AGENTS.md ->
+        CLAUDE.md), so only verifying the folder as install does tells."""
+        if [(f.path, f.kind) for f in found.packages] != [(folder, "plugin")]:
+            return False
+        if origin.local is not None:
+            return False  # a local folder's links are seen by discover itself
+        try:
+            self.sources.fetch(origin)
+        except MetapkgError:
+            return True
+        return False
+
     def _default_branch(self, source: Source) -> str:
         from metapkg.fetch.github import GitHubSource
 
@@ -248,7 +262,10 @@ class _Finder:
             if found_kind is None:
                 raise MetapkgError.single("missing", str(origin), "is a file, not a package")
             return _one(source, found_kind, origin, folder.stem)
-        found = discover(folder, ".", repository=_is_repository(fetched, folder))
+        repository = _is_repository(fetched, folder)
+        found = discover(folder, ".", repository=repository)
+        if self._root_plugin_refused(found, folder, origin):
+            found = discover(folder, ".", repository=repository, whole_plugin=False)
         if not found.packages:
             passed = "".join(f"; {note}" for note in found.notes)
             raise MetapkgError.single(

@@ -97,14 +97,18 @@ class Discovery:
         return {key.split(":", 1)[1]: f for key, f in groups.items() if len(f) > 1}
 
 
-def discover(root: Path, display: str, *, repository: bool = False) -> Discovery:
+def discover(
+    root: Path, display: str, *, repository: bool = False, whole_plugin: bool = True
+) -> Discovery:
     """Every package under ``root`` (a folder), named relative to ``display``.
     ``repository``: ``root`` is a repository's root, where an AGENTS.md without MetaAgents
-    frontmatter is the repository's instructions even when nothing else is there."""
+    frontmatter is the repository's instructions even when nothing else is there.
+    ``whole_plugin=False``: ``root`` is a plugin that cannot install as one package (its
+    download held a link the cache left out); its parts are found one by one."""
     walk = _Walk(root)
     result = walk.result
     if detect_kind(root) == "plugin":  # a plugin is one package: its parts are not listed
-        link = _a_link_in(root)
+        link = _a_link_in(root) if whole_plugin else "an entry of its download"
         if link is None:
             walk.add(root, display, "plugin")
             return result
