@@ -13,7 +13,7 @@ from pathlib import Path
 
 from metapkg.diagnostics import Diagnostic, MetapkgError, error
 from metapkg.lock import format as lockfmt
-from metapkg.origins import GitHubOrigin, OriginSyntaxError, parse_origin
+from metapkg.origins import OriginSyntaxError, parse_origin
 
 _REPOSITORY = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*)/[A-Za-z0-9._-]+$")
 
@@ -63,7 +63,9 @@ def _repository(origin: str) -> str:
         parsed = parse_origin(origin)
     except OriginSyntaxError:
         return origin
-    return parsed.repo_id if isinstance(parsed, GitHubOrigin) else origin
+    if parsed.is_local:
+        return origin
+    return parsed.repo_id if parsed.host == "github.com" else parsed.repository  # cache keys
 
 
 def read_project_lock(project: Path) -> lockfmt.Lockfile | None:

@@ -24,7 +24,7 @@ from metapkg.diagnostics import (
     error,
 )
 from metapkg.lock import format as lockfmt
-from metapkg.origins import FileOrigin, GitHubOrigin, McpRegistryOrigin, Origin, parse_origin
+from metapkg.origins import McpRegistryOrigin, Origin, parse_origin
 from metapkg.packages.models import Kind
 from metapkg.redact import redact
 from metapkg.sources_input import Source, SourceError, canonical, parse_source
@@ -289,8 +289,8 @@ def _one(source: Source, kind: Kind, origin: Origin, name: str) -> Offer:
 
 def _last_name(source: Source, origin: Origin) -> str:
     """The folder name an origin ends in (a repository's root: the repository's name)."""
-    if isinstance(origin, GitHubOrigin) and "/" not in origin.tree:
-        return source.repo or origin.repo
+    if not origin.is_local and "/" not in origin.path_text:  # only a ref: the root
+        return source.repo or origin.repo_id.rsplit("/", 1)[-1]
     return origin.path_text.rstrip("/").rsplit("/", 1)[-1].removesuffix(".json")
 
 
@@ -332,12 +332,10 @@ def _inside(origin: Origin, fetched: object, package: Found, folder: Path) -> Or
     from metapkg.fetch.source import Fetched
 
     relative = package.path.relative_to(folder).as_posix()
-    if isinstance(origin, FileOrigin):
-        return FileOrigin(f"{origin.path}/{relative}")
-    assert isinstance(origin, GitHubOrigin) and isinstance(fetched, Fetched)
-    assert fetched.pin is not None and fetched.place is not None
-    base = fetched.place.path
-    return origin.with_tree(fetched.pin.ref, f"{base}/{relative}" if base else relative)
+    if not isinstance(fetched, Fetched) or fetched.place is None:
+        return origin.inside(relative, None, "")  # a folder on disk
+    ref = fetched.pin.ref if fetched.pin is not None else None
+    return origin.inside(relative, ref, fetched.place.path)
 
 
 def remove(
@@ -393,16 +391,16 @@ def _direct(lock: lockfmt.Lockfile, name: str, project: Path) -> list[lockfmt.Re
 
 def _same_source(source: Source, locked: str, project: Path) -> bool:
     origin = parse_origin(locked, project)
-    if isinstance(source.origin, McpRegistryOrigin):  # whatever the version
-        return isinstance(origin, McpRegistryOrigin) and origin.name == source.origin.name
     if source.origin is not None and source.origin.local is not None:
         return origin == source.origin
-    if not isinstance(origin, GitHubOrigin) or origin.repo_id != source.repo_id:
+    repository = source.origin.repository if source.origin else f"github.com/{source.repo_id}"
+    if origin.is_local or origin.repository != repository:
         return False
-    wanted = source.origin.tree if isinstance(source.origin, GitHubOrigin) else source.path
-    if source.origin is not None and origin.tree == wanted:
+    written = origin.path_text  # "<ref>/<path>", however the scheme splits it
+    wanted = source.origin.path_text if source.origin is not None else source.path
+    if source.origin is not None and written == wanted:
         return True
     if source.origin is None and not source.path:  # the repository itself: its root
-        return "/" not in origin.tree
+        return "/" not in written
     path = wanted.split("/", 1)[1] if source.origin is not None and "/" in wanted else wanted
-    return bool(path) and (origin.tree == path or origin.tree.endswith("/" + path))
+    return bool(path) and (written == path or written.endswith("/" + path))

@@ -267,7 +267,7 @@ def _check_pinned_content(
 def _unpinned_roots(manifest: Manifest, options: FetchOptions) -> list[Origin]:
     """Direct remote dependencies whose ref the lock does not pin (the host will be asked);
     a root naming a renamed repository's old name finds the pin of its new name."""
-    pinned = {(p.repo, p.ref) for p in options.pins}
+    pinned = {p.key for p in options.pins}
     new_name = {r.old: r.new for r in options.renamed}
     return [
         d.origin

@@ -21,7 +21,7 @@ def pins_of(lock: lockfmt.Lockfile, package: lockfmt.LockedPackage) -> set[tuple
         origin = parse_origin(package.origin)
     except OriginSyntaxError:
         return set()
-    pinned = {(p.repo, p.ref) for p in lock.pins}
+    pinned = {p.key for p in lock.pins}
     for repo, ref in origin.ref_keys():  # readings, shortest ref first; none for file:
         for key in ((lock.canonical(repo), ref), (repo, ref)):  # renamed: the new name's
             if key in pinned:
@@ -34,7 +34,7 @@ def unpin_for(fqns: list[str]) -> Callable[[lockfmt.Lockfile], frozenset[tuple[s
 
     def choose(lock: lockfmt.Lockfile) -> frozenset[tuple[str, str]]:
         if not fqns:
-            return frozenset((p.repo, p.ref) for p in lock.pins)
+            return frozenset(p.key for p in lock.pins)
         chosen: set[tuple[str, str]] = set()
         for fqn in fqns:
             packages = [p for p in lock.packages if p.fqn == fqn]
@@ -86,7 +86,7 @@ def outdated(project: Path, offline: bool = False) -> OutdatedReport:
         raise MetapkgError.single(
             "offline", "metapkg outdated", "asks GitHub for refs and tags, so it cannot run offline"
         )
-    every_pin = frozenset((p.repo, p.ref) for p in lock.pins)
+    every_pin = frozenset(p.key for p in lock.pins)
     fresh = resolve_project(project, FetchOptions(unpinned=every_pin), fresh=frozenset())
     wanted = {p.key: p for p in fresh.lock.packages}
     sources = Sources(FetchOptions())

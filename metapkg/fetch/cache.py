@@ -5,7 +5,10 @@
                                                         exec bit and SHA-256
     <cache>/github/<owner>/<repo>/<commit>.seal.json    remembered package integrities
                                                         (seals.py)
+    <cache>/git/<host>/<path>/<commit>/...              the same for another git forge
+                                                        (a port's ":" written "_")
     <cache>/refs/<owner>/<repo>.json                    last known ref -> commit (--offline)
+    <cache>/refs/git/<host>/<path>.json                 the same for another forge
     <cache>/tmp/                                        downloads and extractions under way
     <cache>/.lock                                       see cachelock.py
 
@@ -108,11 +111,13 @@ class Cache:
         # objects are kept rather than joined again.
         found = self._trees.get((repo, commit))
         if found is None:
-            found = self._trees[(repo, commit)] = self.root / "github" / repo / commit
+            found = self._trees[(repo, commit)] = self.root.joinpath(
+                *cachedirs.parts_of(repo), commit
+            )
         return found
 
     def _record_path(self, repo: str, commit: str) -> Path:
-        return self.root / "github" / repo / f"{commit}.files.json"
+        return self.root.joinpath(*cachedirs.parts_of(repo), f"{commit}.files.json")
 
     def has_tree(self, repo: str, commit: str) -> bool:
         """A published tree is there (a real folder beside its record)."""
@@ -238,7 +243,10 @@ class Cache:
     def is_large(self, repo: str) -> bool:
         """Was ``repo`` found too big to download whole (githubtrees.py)?"""
         self._use()
-        return self._real_folders(repo) and (self.root / "github" / repo / ".large").is_file()
+        return (
+            self._real_folders(repo)
+            and self.root.joinpath(*cachedirs.parts_of(repo), ".large").is_file()
+        )
 
     def mark_large(self, repo: str) -> None:
         try:
@@ -259,10 +267,10 @@ class Cache:
         if all(known.get(ref) == commit for ref, commit in refs.items()):
             return  # nothing new: a read-only warm cache must keep working
         known.update(refs)
-        owner, _, name = repo.partition("/")
+        *where, name = cachedirs.ref_parts(repo)
         try:  # never through a link (then: no note, as on a read-only cache)
-            folder = cachedirs.folder(self.root, "refs", owner)
-            write_atomic(folder / f"{name}.json", jsonsafe.compact(known), durable=False)
+            folder = cachedirs.folder(self.root, *where)
+            write_atomic(folder / name, jsonsafe.compact(known), durable=False)
         except (OSError, cachedirs.CacheLink):
             return
 
@@ -272,7 +280,9 @@ class Cache:
         self._use()
         try:
             data = jsonsafe.loads(
-                read_regular(self.root / "refs" / f"{repo}.json", follow=False).decode("utf-8")
+                read_regular(self.root.joinpath(*cachedirs.ref_parts(repo)), follow=False).decode(
+                    "utf-8"
+                )
             )
         except (OSError, UnicodeDecodeError, jsonsafe.JsonProblem):
             return {}
@@ -310,7 +320,7 @@ class Cache:
             if entries:
                 for repo, _ in entries:  # a linked folder would lead the deletion outside
                     cachedirs.check(self.root, *cachedirs.parts_of(repo))
-                    cachedirs.check(self.root, "refs", repo.partition("/")[0])
+                    cachedirs.check(self.root, *cachedirs.ref_parts(repo)[:-1])
                 paths = [path for repo, commit in entries for path in self._paths(repo, commit)]
             else:
                 paths = [
@@ -328,9 +338,12 @@ class Cache:
 
     def _paths(self, repo: str, commit: str | None) -> list[Path]:
         if commit is None:
-            return [self.root / "github" / repo, self.root / "refs" / f"{repo}.json"]
+            refs = self.root.joinpath(*cachedirs.ref_parts(repo))
+            return [self.root.joinpath(*cachedirs.parts_of(repo)), refs]
         record = self._record_path(repo, commit)
-        parts = list((self.root / "github" / repo).glob(f"{commit}-*"))  # githubtrees.part_key
+        parts = list(
+            self.root.joinpath(*cachedirs.parts_of(repo)).glob(f"{commit}-*")
+        )  # githubtrees.part_key
         return [self.tree(repo, commit), record, record.with_name(f"{commit}.seal.json"), *parts]
 
     def _sweep_stale_temporaries(self) -> None:

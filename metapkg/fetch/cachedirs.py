@@ -56,8 +56,21 @@ class CacheLink(FetchError):
 
 
 def parts_of(repo: str) -> tuple[str, ...]:
-    """``owner/name`` as path components under ``github/``."""
+    """A repository's cache key as path components: a GitHub ``owner/name`` under
+    ``github/`` (as always), another forge's ``host/path`` (its host has a ``.`` or a
+    port, which no GitHub owner has) under ``git/<host>/`` (a port's ``:`` as ``_``)."""
+    first, _, rest = repo.partition("/")
+    if "." in first or ":" in first:
+        return ("git", first.replace(":", "_"), *rest.split("/"))
     return ("github", *repo.split("/"))
+
+
+def ref_parts(repo: str) -> tuple[str, ...]:
+    """Where the remembered refs of a repository are: ``refs/<owner>/<name>.json`` for
+    GitHub, ``refs/git/<host>/<path>.json`` for another forge."""
+    parts = parts_of(repo)
+    parts = parts[1:] if parts[0] == "github" else parts
+    return ("refs", *parts[:-1], f"{parts[-1]}.json")
 
 
 @contextlib.contextmanager

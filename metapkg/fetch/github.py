@@ -72,7 +72,7 @@ class GitHubSource:
         self.pins = {
             (p.repo, p.ref): p.commit
             for p in options.pins
-            if (p.repo, p.ref) not in options.unpinned
+            if p.host == _HOST and p.key not in options.unpinned
         }
         self._refs: Once[tuple[str, str], str | None] = Once()
         self._tags: Once[str, dict[str, str]] = Once()

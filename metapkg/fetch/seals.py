@@ -62,7 +62,7 @@ class Seals:
         self._changed: set[tuple[str, str]] = set()
 
     def _path(self, repo: str, commit: str) -> Path:
-        return self.root / "github" / repo / f"{commit}.seal.json"
+        return self.root.joinpath(*cachedirs.parts_of(repo), f"{commit}.seal.json")
 
     def integrity(self, repo: str, commit: str, path: str, package: Path) -> str | None:
         """The remembered integrity of the package at ``path``, if its files are

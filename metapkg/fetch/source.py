@@ -38,6 +38,13 @@ class RefPin:
     commit: str
     host: str = "github.com"
 
+    @property
+    def key(self) -> tuple[str, str]:
+        """What origins find this pin by (``Origin.ref_keys``): (repository, ref), the
+        repository qualified by its host except on github.com, whose keys (and cache
+        paths) predate other forges."""
+        return (self.repo if self.host == "github.com" else f"{self.host}/{self.repo}", self.ref)
+
 
 @dataclass(frozen=True)
 class Renamed:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from metapkg.graph.model import Node, View
-from metapkg.origins import GitHubOrigin, OriginSyntaxError, parse_origin
+from metapkg.origins import OriginSyntaxError, parse_origin
 
 LOCAL = "file: origins"
 UNLOCKED = "not in the lock"
@@ -57,7 +57,4 @@ def repository(node: Node) -> str:
         parsed = parse_origin(origin)
     except OriginSyntaxError:
         return origin  # a hand-edited lock: shown as written (escaped by each renderer)
-    if isinstance(parsed, GitHubOrigin):
-        owner, repo = origin.split("://", 1)[1].split("/")[1:3]
-        return f"{owner}/{repo.removesuffix('.git')}"
-    return parsed.repository
+    return parsed.display_repository(origin)

@@ -27,9 +27,13 @@ from metapkg.lock.format import (
 )
 from metapkg.packages.models import KINDS, SINGULAR, Kind
 
-_HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
+_HOST = re.compile(
+    r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?((\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+(:[0-9]{1,5})?|:[0-9]{1,5})$"
+)
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _REPO = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9._-]+$")
+# another forge's repository path: any depth (GitLab subgroups), its case kept
+_FORGE_REPO = re.compile(r"^(?!.*(?:^|/)\.\.?(?:/|$))[A-Za-z0-9._~+-]+(/[A-Za-z0-9._~+-]+)+$")
 _INTEGRITY = re.compile(r"^sha256:[0-9a-f]{64}$")
 _VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+-]{0,99}$")
 _RELATIVE = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9._/-]{1,200}$")
@@ -37,6 +41,7 @@ _PART = re.compile(r"^(?:(?:skill|agent|command|mcp) [A-Za-z0-9._-]{1,64}|hooks|
 _SHAPES = {
     _COMMIT: "a commit SHA (40 lowercase hex digits)",
     _REPO: "an owner/repo name",
+    _FORGE_REPO: "a repository path (group/repo)",
     _INTEGRITY: "an integrity hash (sha256:<64 hex digits>)",
     _VERSION: "a version (letters, digits, '.', '+' and '-')",
     _HOST: "a host name such as github.com",
@@ -182,8 +187,9 @@ class Reader:
 
     def _pin(self, item: Any, index: int) -> Pin:
         host = self.get(item, "host", str, "pins", index, optional=True) or "github.com"
+        shape = _REPO if host == "github.com" else _FORGE_REPO
         return Pin(
-            self._matching(self.get(item, "repo", str, "pins", index), _REPO, "pins", index),
+            self._matching(self.get(item, "repo", str, "pins", index), shape, "pins", index),
             self.get(item, "ref", str, "pins", index),
             self._matching(self.get(item, "commit", str, "pins", index), _COMMIT, "pins", index),
             self._matching(host, _HOST, "pins", index),
