@@ -11,6 +11,8 @@ Accepted, and what each means:
     git@github.com:owner/repo.git                                       a repository
     file:<path>  ./path  ../path  /abs/path                             a folder on disk
     mcp:<namespace>/<name>[@<version>]                                  an MCP Registry server
+    git+https://host/path.git@ref#subdirectory=folder, a GitLab, Gitea/Forgejo,
+    Bitbucket or Azure DevOps folder page                               another forge
 
 A ``#range`` fragment rides along (``owner/repo/skills/x#^1.2``). Without a ref, the
 repository's default branch is asked when the source is used. The manifest always gets
@@ -29,8 +31,10 @@ from metapkg.origins import (
     GitHubOrigin,
     Origin,
     OriginSyntaxError,
+    join_range,
     parse_origin,
     refuse_credentials,
+    scheme_of,
     split_range,
 )
 from metapkg.redact import redact
@@ -80,14 +84,16 @@ class SourceError(ValueError):
 
 FORMS = (
     "owner/repo[/path][@ref], github:owner/repo, https://github.com/owner/repo[/tree/<ref>/"
-    "<path>], a blob/.../SKILL.md URL, a .git URL, file:<path>, ./path or "
-    "mcp:<namespace>/<name>[@<version>]"
+    "<path>], a blob/.../SKILL.md URL, a .git URL, file:<path>, ./path, "
+    "mcp:<namespace>/<name>[@<version>], "
+    "git+https://<host>/<path>.git@<ref>#subdirectory=<folder>, or a GitLab, Gitea/Forgejo, "
+    "Bitbucket or Azure DevOps folder URL"
 )
 
 
 def parse_source(text: str, base: Path) -> Source:
     raw, spec = split_range(text.strip())
-    if spec is None and "#" in raw and not raw.startswith(("file:", ".", "/")):
+    if spec is None and "#" in raw and not raw.startswith(("file:", ".", "/", "git+")):
         raw, _, spec = raw.partition("#")
     if raw.startswith("mcp:"):
         try:
@@ -106,6 +112,12 @@ def parse_source(text: str, base: Path) -> Source:
         raise SourceError(str(exc)) from None
     if raw.startswith("github:"):
         raw = raw[len("github:") :]
+    forge = scheme_of(raw)
+    if forge is not None and forge.name not in ("github", "file"):
+        try:  # another forge's URL (git+https://..., a GitLab folder page, ...)
+            return Source(parse_origin(raw), range=spec)
+        except OriginSyntaxError as exc:
+            raise SourceError(str(exc)) from None
     for pattern in (_WEB, _SSH):
         match = pattern.match(raw)
         if match:
@@ -146,8 +158,8 @@ def canonical(source: Source, origin: Origin) -> str:
             return source.written
         return str(origin)
     text = str(origin)
-    if isinstance(origin, GitHubOrigin) and source.owner and source.repo_id == origin.repo_id:
+    if origin.host == "github.com" and source.owner and source.repo_id == origin.repo_id:
         # owner/repo as the user typed them: GitHub matches them case-insensitively, and
         # parse_origin lowercases them, so `Acme/Skills` and `acme/skills` are one origin
-        text = f"https://github.com/{source.owner}/{source.repo}/tree/{origin.tree}"
-    return f"{text}#{source.range}" if source.range else text
+        text = f"https://github.com/{source.owner}/{source.repo}/tree/{origin.path_text}"
+    return join_range(text, source.range) if source.range else text

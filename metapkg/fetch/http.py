@@ -110,6 +110,9 @@ class Http:
         self.token = token
         self.token_origin = token_origin  # the API: "Authorization: Bearer <token>"
         self.web_origin = web_origin  # git's smart HTTP: Basic auth with the token
+        # Another forge's origin (scheme://host[:port]) -> its Authorization header value,
+        # sent to that origin only (see fetch/credentials.py).
+        self.authorizations: dict[str, str] = {}
         # At most `workers` requests in flight, however many crawl threads are waiting.
         self._slots = threading.BoundedSemaphore(max(1, workers))
         self.policy = policy or Policy.from_environment()
@@ -132,7 +135,10 @@ class Http:
         """The token goes to the API's origin (Bearer) and the web host's (Basic, as git
         sends it), never anywhere else: not to the archive host, not to a redirect."""
         headers = {"Accept": accept}
-        if self.token is not None:
+        forge = self.authorizations.get(origin_of(url))
+        if forge is not None:
+            headers["Authorization"] = forge
+        elif self.token is not None:
             origin = origin_of(url)
             if origin == self.token_origin:
                 headers["Authorization"] = f"Bearer {self.token.value}"

@@ -49,10 +49,18 @@ def _mcp_registry(options: FetchOptions) -> Source:
     return McpRegistrySource(options)
 
 
-# scheme -> how to make its source. Adding a forge is one entry here and one module.
+def _git(options: FetchOptions) -> Source:
+    from metapkg.fetch.git import GitSource
+
+    return GitSource(options)
+
+
+# scheme -> how to make its source (the origin scheme of the same name, metapkg/origins.py,
+# parses its origins). Adding a forge is one entry here and one module.
 REGISTRY: Mapping[str, SourceFactory] = {
     "file": _file,
     "github": _github,
+    "git": _git,
     "mcp": _mcp_registry,
 }
 

@@ -116,7 +116,8 @@ class GitScheme:
             return False
         url = lowered.split("#", 1)[0]
         host = url.partition("://")[2].split("/", 1)[0]
-        return bool(_BROWSER.search(url)) or (host == "bitbucket.org" and "/src/" in url)
+        bitbucket = host == "bitbucket.org" or _LOOPBACK.match(host)  # loopback: tests
+        return bool(_BROWSER.search(url)) or bool(bitbucket and "/src/" in url)
 
     def split_range(self, text: str) -> tuple[str, str | None]:
         stripped = text.strip()
@@ -233,7 +234,7 @@ def _browser(text: str, bad: Bad) -> Origin:
     authority, _, path = rest.partition("/")
     parts = [unquote(p) for p in path.rstrip("/").split("/")]
     transport = transport.lower()
-    for marker, width in (("-", 1), ("src", 0), ("_git", 0)):
+    for marker, _width in (("-", 1), ("src", 0), ("_git", 0)):
         if marker in parts[1:]:
             at = parts.index(marker, 1)
             break
