@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import make_skill
-from gitforge import Forge
+from gitforge import Forge, git
 
 from metapkg.lock import format as lockfmt
 
@@ -69,3 +69,111 @@ def test_add_install_remove_round_trip(cli, tmp_path: Path, forge: Forge, layout
     assert removed.code == 0, removed.err
     assert "git-pr" not in (project / "metapkg.yaml").read_text()
     assert not (project / ".agents/skills/git-pr").exists()
+
+
+def _release(forge: Forge, tmp_path: Path, repo: str, versions: list[str]) -> dict[str, str]:
+    """Publish ``versions`` of the git-pr skill in turn, each tagged v<version>."""
+    work = tmp_path / "work"
+    commits = {}
+    for version in versions:
+        make_skill(work, "git-pr", version=version)
+        commits[version] = forge.publish(repo, work, tags=(f"v{version}",))
+    return commits
+
+
+def test_a_range_over_tags_on_another_forge(cli, tmp_path: Path, forge: Forge) -> None:
+    commits = _release(forge, tmp_path, "acme/tools/catalog.git", ["1.0.0", "1.2.0", "2.0.0"])
+    project = _project(tmp_path)
+    pasted = f"{forge.url}/acme/tools/catalog/-/tree/main/skills/git-pr#^1.0"
+    added = cli("add", pasted, cwd=project)
+    assert added.code == 0, added.err
+    manifest = (project / "metapkg.yaml").read_text()
+    assert "@main#subdirectory=skills/git-pr&range=^1.0" in manifest
+    lock = lockfmt.read(project / "metapkg.lock")
+    assert lock is not None
+    [package] = lock.packages
+    assert package.commit == commits["1.2.0"]
+    assert "version: 1.2.0" in (project / ".agents/skills/git-pr/SKILL.md").read_text()
+    assert package.origin.endswith("catalog.git@v1.2.0#subdirectory=skills/git-pr")
+    assert {(p.host, p.ref) for p in lock.pins} == {(forge.host, "main"), (forge.host, "v1.2.0")}
+
+
+def test_install_frozen_asks_the_forge_for_no_ref(cli, tmp_path: Path, forge: Forge) -> None:
+    _release(forge, tmp_path, "acme/catalog.git", ["1.0.0"])
+    project = _project(tmp_path)
+    pasted = f"git+{forge.url}/acme/catalog.git@v1.0.0#subdirectory=skills/git-pr"
+    assert cli("add", pasted, cwd=project).code == 0
+    locked = (project / "metapkg.lock").read_bytes()
+    _release(forge, tmp_path, "acme/catalog.git", ["1.1.0"])  # main moved on
+    forge.seen.clear()
+    fresh = {"METAPKG_CACHE_DIR": str(tmp_path / "cold-cache")}
+    run = cli("install", "--frozen", cwd=project, env=fresh)
+    assert run.code == 0, run.err
+    assert not [s for s in forge.seen if s.path.endswith("/info/refs")]  # pins only
+    assert (project / "metapkg.lock").read_bytes() == locked
+    assert "version: 1.0.0" in (project / ".agents/skills/git-pr/SKILL.md").read_text()
+
+
+def _token_variable(forge: Forge) -> str:
+    return "METAPKG_TOKEN_127_0_0_1_" + forge.host.rsplit(":", 1)[1]
+
+
+@pytest.fixture
+def other_forge(tmp_path: Path) -> Iterator[Forge]:
+    served = Forge(tmp_path / "other-forge").start()
+    yield served
+    served.stop()
+
+
+def test_a_private_repository_takes_its_hosts_token_and_no_other(
+    cli, tmp_path: Path, forge: Forge, other_forge: Forge
+) -> None:
+    forge.private["acme/private.git"] = ("alice", "s3cret-token")
+    forge.publish("acme/private.git", _catalog(tmp_path))
+    make_skill(tmp_path / "work2", "linter")
+    other_forge.publish("team/public.git", tmp_path / "work2")
+    project = _project(tmp_path)
+    private = f"git+{forge.url}/acme/private.git@main#subdirectory=skills/git-pr"
+    public = f"git+{other_forge.url}/team/public.git@main#subdirectory=skills/linter"
+
+    refused = cli("add", private, cwd=project)
+    assert refused.code == 1 and "Traceback" not in refused.err
+    assert _token_variable(forge) in refused.err and "private repository" in refused.err
+
+    env = {_token_variable(forge): "alice:s3cret-token"}
+    assert cli("add", private, cwd=project, env=env).code == 0
+    other_forge.seen.clear()
+    added = cli("add", public, cwd=project, env=env)
+    assert added.code == 0, added.err
+    assert (project / ".agents/skills/linter/SKILL.md").is_file()
+    assert other_forge.seen and all(s.authorization is None for s in other_forge.seen)
+    assert any(s.authorization for s in forge.seen)  # the private one was reached with it
+
+    # A fresh cache: the commit is pinned, so git itself needs the token for the content.
+    cold = {**env, "METAPKG_CACHE_DIR": str(tmp_path / "cold")}
+    assert cli("install", "--frozen", cwd=project, env=cold).code == 0
+
+
+def test_a_wrong_token_is_refused_and_never_shown(cli, tmp_path: Path, forge: Forge) -> None:
+    forge.private["acme/private.git"] = ("alice", "s3cret-token")
+    forge.publish("acme/private.git", _catalog(tmp_path))
+    project = _project(tmp_path)
+    private = f"git+{forge.url}/acme/private.git@main#subdirectory=skills/git-pr"
+    run = cli("add", private, cwd=project, env={_token_variable(forge): "alice:wrong-one-42"})
+    assert run.code == 1 and "refused the credential" in run.err
+    assert "wrong-one-42" not in run.err + run.out
+
+
+def test_git_credential_helpers_come_first(cli, tmp_path: Path, forge: Forge) -> None:
+    forge.private["acme/private.git"] = ("bob", "from-helper")
+    forge.publish("acme/private.git", _catalog(tmp_path))
+    store = tmp_path / "credentials"
+    store.write_text(f"http://bob:from-helper@{forge.host}\n")
+    config = tmp_path / "gitconfig"
+    git("config", "--file", str(config), "credential.helper", f"store --file={store}", cwd=tmp_path)
+    project = _project(tmp_path)
+    private = f"git+{forge.url}/acme/private.git@main#subdirectory=skills/git-pr"
+    env = {"GIT_CONFIG_GLOBAL": str(config), _token_variable(forge): "alice:not-this-one"}
+    run = cli("add", private, cwd=project, env=env)
+    assert run.code == 0, run.err
+    assert (project / ".agents/skills/git-pr/SKILL.md").is_file()
