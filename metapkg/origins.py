@@ -37,10 +37,11 @@ __all__ = [
     "split_range",
 ]
 
-# First claim wins: GitHub's own URLs before the other forges' browser URLs.
-SCHEMES: tuple[OriginScheme, ...] = (FileScheme(), GitHubScheme(), GitScheme(), McpScheme())
+# First claim wins: GitHub's own URLs before the other forges' folder pages.
+SCHEMES: tuple[OriginScheme, ...] = (GitHubScheme(), GitScheme(), McpScheme(), FileScheme())
 
-ACCEPTED_FORMS = ", ".join(form for scheme in SCHEMES for form in scheme.forms)
+_FORMS = [form for scheme in SCHEMES for form in scheme.forms]
+ACCEPTED_FORMS = ", ".join(_FORMS[:-1]) + " or " + _FORMS[-1]
 
 
 def scheme_of(text: str) -> OriginScheme | None:

@@ -32,15 +32,6 @@ from metapkg.redact import redact
 from metapkg.schemes.base import GITHUB_HOST, Origin, OriginSyntaxError, refuse_credentials
 from metapkg.schemes.github import github_origin
 
-FORMS = (
-    "git+https://<host>/<path>.git@<ref>#subdirectory=<folder>",
-    "git+ssh://git@<host>/<path>.git@<ref>",
-    "git@<host>:<path>.git@<ref>",
-    "https://<gitlab host>/<group>/<repo>/-/tree/<ref>/<folder>",
-    "https://<gitea host>/<owner>/<repo>/src/branch/<ref>/<folder>",
-    "https://bitbucket.org/<workspace>/<repo>/src/<ref>/<folder>",
-    "https://dev.azure.com/<org>/<project>/_git/<repo>?path=/<folder>&version=GB<ref>",
-)
 _SEGMENT = re.compile(r"^[A-Za-z0-9._~+-]+$")
 _HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$")
 _LOOPBACK = re.compile(r"^(localhost|127(\.[0-9]{1,3}){3})(:[0-9]{1,5})?$")
@@ -106,7 +97,10 @@ class GitOrigin:
 
 class GitScheme:
     name = "git"
-    forms = FORMS
+    forms = (
+        "git+https://<host>/<path>.git@<ref>[#subdirectory=<folder>]",
+        "a GitLab, Gitea/Forgejo, Bitbucket or Azure DevOps folder URL",
+    )
 
     def claims(self, text: str) -> bool:
         lowered = text.lower()
