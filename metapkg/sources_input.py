@@ -112,16 +112,16 @@ def parse_source(text: str, base: Path) -> Source:
         raise SourceError(str(exc)) from None
     if raw.startswith("github:"):
         raw = raw[len("github:") :]
+    for pattern in (_WEB, _SSH):
+        match = pattern.match(raw)
+        if match:
+            return _github(match.group("owner"), match.group("repo"), match.groupdict(), spec)
     forge = scheme_of(raw)
     if forge is not None and forge.name not in ("github", "file"):
         try:  # another forge's URL (git+https://..., a GitLab folder page, ...)
             return Source(parse_origin(raw), range=spec)
         except OriginSyntaxError as exc:
             raise SourceError(str(exc)) from None
-    for pattern in (_WEB, _SSH):
-        match = pattern.match(raw)
-        if match:
-            return _github(match.group("owner"), match.group("repo"), match.groupdict(), spec)
     match = _SHORT.match(raw)
     if match:
         path = match.group("path").strip("/")
