@@ -93,7 +93,7 @@ FORMS = (
 
 def parse_source(text: str, base: Path) -> Source:
     raw, spec = split_range(text.strip())
-    if spec is None and "#" in raw and not raw.startswith(("file:", ".", "/", "git+")):
+    if spec is None and "#" in raw and not raw.startswith(("file:", ".", "/", "git+", "git@")):
         raw, _, spec = raw.partition("#")
     if raw.startswith("mcp:"):
         try:

@@ -129,3 +129,12 @@ def test_token_variable_names_and_credentials_never_show_their_secret() -> None:
     assert env_name("git-host.example.com:8443") == "METAPKG_TOKEN_GIT_HOST_EXAMPLE_COM_8443"
     found = Credential("alice", "s3cret", "keyring")
     assert "s3cret" not in repr(found) and found.authorization().startswith("Basic ")
+
+
+def test_a_bare_fragment_is_a_range_on_every_git_form() -> None:
+    assert split_range("git@github.com:acme/cat.git#^1.2") == (
+        "git@github.com:acme/cat.git",
+        "^1.2",
+    )
+    text = "git+https://h.example.com/g/r.git@main"
+    assert split_range(text + "#>=1.2,<2") == (text, ">=1.2,<2")

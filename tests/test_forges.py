@@ -177,3 +177,29 @@ def test_git_credential_helpers_come_first(cli, tmp_path: Path, forge: Forge) ->
     run = cli("add", private, cwd=project, env=env)
     assert run.code == 0, run.err
     assert (project / ".agents/skills/git-pr/SKILL.md").is_file()
+
+
+def test_an_ssh_origin_is_fetched_through_the_users_ssh(cli, tmp_path: Path, forge: Forge) -> None:
+    """git@HOST:PATH.git through git's ssh transport; the "ssh" here is a script that runs
+    git-upload-pack on the forge's folder, so nothing leaves the machine."""
+    commit = forge.publish("acme/catalog.git", _catalog(tmp_path))
+    fake_ssh = tmp_path / "fake-ssh"
+    fake_ssh.write_text(
+        "#!/bin/sh\n"
+        "for last; do :; done\n"
+        f"cd '{forge.root}' || exit 1\n"
+        f'exec sh -c "$(printf \'%s\' "$last" | sed "s#\'/#\'{forge.root}/#")"\n'
+    )
+    fake_ssh.chmod(0o755)
+    project = _project(tmp_path)
+    pasted = "git@git.example.com:acme/catalog.git@main#subdirectory=skills/git-pr"
+    run = cli("add", pasted, cwd=project, env={"GIT_SSH_COMMAND": str(fake_ssh)})
+    assert run.code == 0, run.err
+    written = "git+ssh://git@git.example.com/acme/catalog.git@main#subdirectory=skills/git-pr"
+    assert written in (project / "metapkg.yaml").read_text()
+    lock = lockfmt.read(project / "metapkg.lock")
+    assert lock is not None
+    assert [(p.host, p.repo, p.commit) for p in lock.pins] == [
+        ("git.example.com", "acme/catalog", commit)
+    ]
+    assert (project / ".agents/skills/git-pr/SKILL.md").is_file()

@@ -7,7 +7,8 @@
   ``git`` program (sparse.py: ``--filter=blob:none``, depth 1, the folder's blobs), kept
   in the download cache under ``git/<host>/<path>/`` by commit and folder;
 * credentials: none until the host answers 401, then the host's own (credentials.py),
-  sent to that host only, to the advertisement and to git alike.
+  sent to that host only, to the advertisement and to git alike; ssh origins use the
+  user's own ssh (``git ls-remote``, then the same partial clone).
 
 Pins carry the host (``RefPin.host``); their repository is the path on the host.
 """
@@ -15,6 +16,8 @@ Pins carry the host (``RefPin.host``); their repository is the path on the host.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import threading
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
@@ -41,6 +44,9 @@ from metapkg.redact import redact
 
 if TYPE_CHECKING:
     from metapkg.fetch.http import Http
+
+GIT_TIMEOUT = 120.0
+_OID = re.compile(r"[0-9a-f]{40}")
 
 
 def _git(origin: Origin) -> GitOrigin:
@@ -174,16 +180,7 @@ class GitSource:
 
     def _ask_refs(self, git: GitOrigin) -> Advertisement:
         if git.transport == "ssh":
-            raise FetchError(
-                [
-                    error(
-                        "fetch",
-                        str(git),
-                        "ssh origins are read but not fetched yet; use the https form "
-                        f"git+https://{git.host}/{git.repo_path}.git@{git.ref}",
-                    )
-                ]
-            )
+            return _ls_remote(git)
         url = f"{git.clone_url}/info/refs?service=git-upload-pack"
         reply = self.http.get(url, accept=CONTENT_TYPE)
         if reply.status == 401 and self._authenticate(git):
@@ -251,17 +248,16 @@ class GitSource:
 
     def _download(self, git: GitOrigin, commit: str, key: str) -> Path:
         from metapkg.fetch.http import origin_of
-        from metapkg.fetch.sparse import fetch_subtree
-
-        if git.transport == "ssh":
-            self._ask_refs(git)  # raises: ssh is not fetched yet
-        from metapkg.fetch.sparse import SparseError
+        from metapkg.fetch.sparse import SparseError, fetch_subtree
 
         source = redact(str(git))
 
         def build(folder: Path) -> dict[str, tuple[int, bool, str]]:
             authorization = self.http.authorizations.get(origin_of(git.clone_url))
-            return fetch_subtree(git.clone_url, commit, git.path, folder, source, authorization)
+            ssh = git.transport == "ssh"
+            return fetch_subtree(
+                git.clone_url, commit, git.path, folder, source, authorization, ssh
+            )
 
         try:
             return self.cache.store_tree(git.repository, key, build)
@@ -270,3 +266,45 @@ class GitSource:
             if not self._authenticate(git):
                 raise
             return self.cache.store_tree(git.repository, key, build)
+
+
+def _ls_remote(git: GitOrigin) -> Advertisement:
+    """An ssh origin's refs, from ``git ls-remote`` (the same advertisement, over ssh,
+    with the user's keys and agent; never a prompt)."""
+    from metapkg.fetch.sparse import SparseError, find_git, git_environment
+
+    program = find_git()
+    if program is None:
+        raise SparseError([error("fetch", str(git), "git 2.29 or newer is not installed")])
+    env = git_environment(git.clone_url, None, ssh=True)
+    try:
+        done = subprocess.run(
+            [program, "ls-remote", "--symref", "--", git.clone_url],
+            capture_output=True,
+            env=env,
+            timeout=GIT_TIMEOUT,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise FetchError([error("fetch", str(git), f"git ls-remote failed: {exc}")]) from None
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = redact(lines[-1] if lines else f"exit code {done.returncode}")
+        raise FetchError([error("fetch", str(git), f"git ls-remote failed: {why}")])
+    return _listing(done.stdout.decode("utf-8", "replace"), str(git))
+
+
+def _listing(text: str, source: str) -> Advertisement:
+    """``<sha> TAB <ref>`` lines (``ref: refs/heads/main TAB HEAD`` for the symref),
+    annotated tags followed by their ``^{}`` peeled commit."""
+    refs: dict[str, str] = {}
+    head_target = None
+    for line in text.splitlines():
+        left, _, name = line.partition("\t")
+        if left.startswith("ref: ") and name == "HEAD":
+            head_target = left[len("ref: ") :]
+        elif _OID.fullmatch(left) and name:
+            refs[name.removesuffix("^{}")] = left  # a peeled line follows its tag's
+        else:
+            raise FetchError([error("fetch", source, "git ls-remote printed an unknown line")])
+    head = refs.pop("HEAD", None)
+    return Advertisement(refs, head, head_target)

@@ -115,6 +115,7 @@ def fetch_subtree(
     destination: Path,
     source: str,
     authorization: str | None = None,
+    ssh: bool = False,
 ) -> Record:
     """Write the files under ``path`` (a folder or one file; "" for all) of the repository
     at ``clone_url`` at ``commit`` into ``destination`` (an empty folder), at their
@@ -130,7 +131,10 @@ def fetch_subtree(
         raise SparseError([error("fetch", source, f"not a full commit SHA: {commit!r}")])
     with tempfile.TemporaryDirectory(prefix="metapkg-git-") as scratch:
         run = _Git(
-            git, Path(scratch) / "repo.git", git_environment(clone_url, authorization), source
+            git,
+            Path(scratch) / "repo.git",
+            git_environment(clone_url, authorization, ssh),
+            source,
         )
         run("init", "--bare", "--quiet", str(run.git_dir), bare=True)
         run("remote", "add", "origin", clone_url)
@@ -149,7 +153,7 @@ def fetch_subtree(
         return _write_all(run, files, destination, source)
 
 
-def git_environment(clone_url: str, authorization: str | None) -> dict[str, str]:
+def git_environment(clone_url: str, authorization: str | None, ssh: bool = False) -> dict[str, str]:
     """git's environment: never prompt, no credential helper, http(s) only, the user's own
     config files otherwise (proxies, CA bundles); the Authorization header, if any, scoped
     to the web host through GIT_CONFIG_*. Variables that point git at another repository (set when
@@ -174,6 +178,10 @@ def git_environment(clone_url: str, authorization: str | None) -> dict[str, str]
         ("protocol.https.allow", "always"),
         ("protocol.http.allow", "always"),
     ]
+    if ssh:  # an ssh origin (git+ssh://, git@host:): the user's keys and agent, no prompt
+        config.append(("protocol.ssh.allow", "always"))
+        if "GIT_SSH_COMMAND" not in env and "GIT_SSH" not in env:
+            env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
     if authorization is not None:
         config.append(
             (f"http.{_origin(clone_url)}/.extraHeader", f"Authorization: {authorization}")

@@ -4,8 +4,8 @@ Accepted (see README, "Origins"), all normalised to the pip form the manifest re
 ``git+https://HOST/PATH.git@REF#subdirectory=FOLDER``:
 
 * ``git+https://HOST/PATH[.git][@REF][#subdirectory=FOLDER]`` (pip's form), and
-  ``git+ssh://git@HOST/PATH.git@REF`` or ``git@HOST:PATH.git@REF`` (ssh, parsed; only
-  http(s) is fetched);
+  ``git+ssh://git@HOST/PATH.git@REF`` or ``git@HOST:PATH.git@REF`` (ssh: refs from
+  ``git ls-remote``, the user's keys and agent);
 * GitLab: ``https://HOST/GROUP/SUB/REPO/-/tree/REF/FOLDER`` (or ``/-/blob/``);
 * Gitea and Forgejo: ``https://HOST/OWNER/REPO/src/branch/REF/FOLDER`` (``tag``, ``commit``);
 * Bitbucket: ``https://bitbucket.org/WORKSPACE/REPO/src/REF/FOLDER``;
@@ -118,10 +118,13 @@ class GitScheme:
         if "#" not in stripped:
             return text, None
         url, _, fragment = stripped.partition("#")
-        if not stripped.lower().startswith("git+"):
+        if not stripped.lower().startswith(("git+", "git@")):
             return url, unquote(fragment)  # a browser URL: the fragment is the range
+        items = fragment.split("&")
+        if not all(item.startswith(("subdirectory=", "egg=", "range=")) for item in items):
+            return url, unquote(fragment)  # "#^1.2": the whole fragment is the range
         kept, found = [], None
-        for item in fragment.split("&"):
+        for item in items:
             key, _, value = item.partition("=")
             if key == "range":
                 found = unquote(value)
