@@ -203,3 +203,40 @@ def test_an_ssh_origin_is_fetched_through_the_users_ssh(cli, tmp_path: Path, for
         ("git.example.com", "acme/catalog", commit)
     ]
     assert (project / ".agents/skills/git-pr/SKILL.md").is_file()
+
+
+def test_update_moves_a_forge_range_and_the_cache_keys_by_host(
+    cli, tmp_path: Path, forge: Forge
+) -> None:
+    _release(forge, tmp_path, "acme/catalog.git", ["1.0.0"])
+    project = _project(tmp_path)
+    pasted = f"git+{forge.url}/acme/catalog.git@main#subdirectory=skills/git-pr&range=^1.0"
+    assert cli("add", pasted, cwd=project).code == 0
+    commits = _release(forge, tmp_path, "acme/catalog.git", ["1.3.0"])
+    assert cli("install", cwd=project).code == 0  # the lock's pins hold
+    assert "version: 1.0.0" in (project / ".agents/skills/git-pr/SKILL.md").read_text()
+    updated = cli("update", cwd=project)
+    assert updated.code == 0, updated.err
+    lock = lockfmt.read(project / "metapkg.lock")
+    assert lock is not None and lock.packages[0].commit == commits["1.3.0"]
+    assert "version: 1.3.0" in (project / ".agents/skills/git-pr/SKILL.md").read_text()
+    # another forge's trees live under git/<host>/<path>, beside (never in) github/
+    host_folder = tmp_path / "cache" / "git" / forge.host.replace(":", "_") / "acme" / "catalog"
+    assert host_folder.is_dir() and not (tmp_path / "cache" / "github").exists()
+    cleaned = cli("cache", "clean", "acme/git-pr", cwd=project)
+    assert cleaned.code == 0, cleaned.err
+    assert not [p for p in host_folder.iterdir() if p.name.startswith(commits["1.3.0"])]
+
+
+def test_add_all_of_a_forge_repository(cli, tmp_path: Path, forge: Forge) -> None:
+    work = tmp_path / "work"
+    make_skill(work, "git-pr")
+    make_skill(work, "linter")
+    forge.publish("acme/tools/catalog.git", work)
+    project = _project(tmp_path)
+    added = cli("add", f"{forge.url}/acme/tools/catalog/-/tree/main", "--all", cwd=project)
+    assert added.code == 0, added.err
+    manifest = (project / "metapkg.yaml").read_text()
+    for name in ("git-pr", "linter"):
+        assert f"catalog.git@main#subdirectory=skills/{name}" in manifest
+        assert (project / f".agents/skills/{name}/SKILL.md").is_file()
