@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from metapkg.fetch.credentials import Credential, env_name
@@ -138,3 +140,17 @@ def test_a_bare_fragment_is_a_range_on_every_git_form() -> None:
     )
     text = "git+https://h.example.com/g/r.git@main"
     assert split_range(text + "#>=1.2,<2") == (text, ">=1.2,<2")
+
+
+def test_github_reuses_only_github_pins(tmp_path: Path) -> None:
+    """A forge's pin of group/repo@main must not stand in for github.com's owner/repo@main."""
+    from metapkg.fetch.cache import Cache
+    from metapkg.fetch.github import GitHubSource
+    from metapkg.fetch.sources import FetchOptions
+
+    pins = (
+        RefPin("acme/cat", "main", "a" * 40, "gitlab.example.com"),
+        RefPin("acme/cat", "v1", "b" * 40),
+    )
+    source = GitHubSource(FetchOptions(pins=pins), Cache(tmp_path))
+    assert source.pins == {("acme/cat", "v1"): "b" * 40}
