@@ -240,3 +240,12 @@ def test_add_all_of_a_forge_repository(cli, tmp_path: Path, forge: Forge) -> Non
     for name in ("git-pr", "linter"):
         assert f"catalog.git@main#subdirectory=skills/{name}" in manifest
         assert (project / f".agents/skills/{name}/SKILL.md").is_file()
+
+
+def test_a_forge_that_does_not_answer_is_named(cli, tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    pasted = "git+http://127.0.0.1:9/acme/catalog.git@main#subdirectory=skills/git-pr"
+    run = cli("add", pasted, cwd=project, env={"METAPKG_HTTP_ATTEMPTS": "1"})
+    assert run.code == 1 and "Traceback" not in run.err
+    assert "127.0.0.1:9 did not answer" in run.err and "GitHub" not in run.err
+    assert (project / "metapkg.yaml").read_text() == "dependencies: {}\n"

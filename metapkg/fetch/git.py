@@ -226,7 +226,7 @@ class GitSource:
             if self._http is None:
                 from metapkg.fetch.http import Http
 
-                self._http = Http(None, self.options.workers)
+                self._http = Http(None, self.options.workers, service="")  # named by host
             return self._http
 
     # -- trees -----------------------------------------------------------------------------

@@ -104,7 +104,7 @@ class Http:
         service: str = "GitHub",
     ) -> None:
         _without_httpx_cli()
-        self.service = service  # who messages say did not answer
+        self.service = service  # who messages say did not answer ("": the URL's host)
         import httpx
 
         self.token = token
@@ -241,7 +241,8 @@ class Http:
             except (_ServerError, httpx.TransportError) as exc:
                 if attempt >= self.policy.attempts:
                     message = (
-                        f"{self.service} did not answer after {attempt} attempts ({_why(exc)}); "
+                        f"{self.service or _host_name(url)} did not answer after {attempt} "
+                        f"attempts ({_why(exc)}); "
                         f"check the network or try again"
                     )
                     raise FetchError([error("fetch", url, message)]) from None
@@ -326,6 +327,13 @@ class _RateLimited(Exception):
             f"GitHub's rate limit was reached; it resets at {when} (in {int(self.wait)} s). "
             f"To go on, {hint}"
         )
+
+
+def _host_name(url: str) -> str:
+    """How messages name the host of ``url``: GitHub for its hosts, else the host."""
+    host = url.partition("://")[2].split("/", 1)[0].lower()
+    github = host == "github.com" or host.endswith((".github.com", ".githubusercontent.com"))
+    return "GitHub" if github or not host else host
 
 
 def _why(exc: Exception) -> str:
