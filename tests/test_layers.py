@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import REPO
 
 # Each package may import only from the packages listed before it (and leaf modules).
-ORDER = ["origins", "packages", "hosts", "fetch", "resolve", "lock", "provision"]
+ORDER = ["schemes", "origins", "packages", "hosts", "fetch", "resolve", "lock", "provision"]
 
 
 def _imports(package: str) -> set[str]:
