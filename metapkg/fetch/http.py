@@ -331,7 +331,7 @@ class _RateLimited(Exception):
 
 def _host_name(url: str) -> str:
     """How messages name the host of ``url``: GitHub for its hosts, else the host."""
-    host = url.partition("://")[2].split("/", 1)[0].lower()
+    host = url.partition("://")[2].split("/", 1)[0].rpartition("@")[2].lower()  # no user:pw
     github = host == "github.com" or host.endswith((".github.com", ".githubusercontent.com"))
     return "GitHub" if github or not host else host
 
