@@ -270,11 +270,18 @@ def _may_send(realm: str, registry: str) -> bool:
     """May the registry's credential go to this token realm? Its host, or a host under
     the same parent domain (``auth.docker.io`` beside ``registry-1.docker.io``), over
     HTTPS unless the registry itself is plain (loopback)."""
+    import ipaddress
+
     parts = urlsplit(realm)
     host = (parts.hostname or "").lower()
     registry_host = (urlsplit(f"//{registry}").hostname or "").lower()
     if parts.netloc.lower() == registry.lower():
         return True
+    try:
+        ipaddress.ip_address(registry_host)
+        return False  # an address has no sibling hosts
+    except ValueError:
+        pass
     if parts.scheme != "https" or "." not in registry_host:
         return False
     parent = registry_host.split(".", 1)[1] if registry_host.count(".") >= 2 else registry_host
