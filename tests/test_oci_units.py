@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from conftest import make_skill
@@ -48,7 +49,7 @@ def test_references_parse_with_tag_digest_and_port() -> None:
     ],
 )
 def test_bad_references_say_what_is_wrong(text: str) -> None:
-    with pytest.raises(BadReference, match="oci|repository|tag|digest|registry"):
+    with pytest.raises(BadReference, match=r"oci|repository|tag|digest|registry"):
         parse(text)
 
 
@@ -175,8 +176,8 @@ def test_a_manifest_of_another_kind_is_refused() -> None:
 class _TokenRegistry(http.server.BaseHTTPRequestHandler):
     """A registry that asks for a bearer token from a realm on its own host."""
 
-    seen: list[tuple[str, str | None]] = []
-    realm: str | None = None  # the token service's host:port (default: this registry)
+    seen: ClassVar[list[tuple[str, str | None]]] = []
+    realm: ClassVar[str | None] = None  # the token service's host:port (default: this registry)
 
     def do_GET(self) -> None:
         _TokenRegistry.seen.append((self.path, self.headers.get("Authorization")))
