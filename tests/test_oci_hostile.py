@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import make_skill
-from ociregistry import RunningRegistry, start_registry, unavailable
 
+from fixture_server.oci import RunningRegistry, start_registry, unavailable
 from metapkg.fetch.cache import Cache
 from metapkg.fetch.oci import artifact
 from metapkg.fetch.oci.client import Registry

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_ok, diagnostics, make_skill
-from ghfixtures import GH, make_gh, skill_origin
-from ociregistry import RunningRegistry, start_registry, unavailable
+from ghfixtures import GH, make_gh, origin, skill_origin
 
+from fixture_server.oci import RunningRegistry, start_registry, unavailable
 from metapkg.fetch.oci.credentials import variable
 
 pytestmark = [
@@ -45,12 +45,13 @@ def _project(gh: GH) -> None:
             }
         },
     )
-    gh.repo("acme/solo", {"v1": {"skills": {"solo": {}}}})
+    gh.repo("acme/solo", {"v1": {"skills": {"solo": {}}, "mcps": {"io.github.acme/weather": {}}}})
     gh.manifest(
         skills=[
             skill_origin("acme/catalog", "main", "lint"),
             skill_origin("acme/solo", "main", "solo"),
-        ]
+        ],
+        mcps=[origin("acme/solo", "main", "mcps/io.github.acme_weather.json")],  # one file
     )
     assert_ok(gh.install())
 
@@ -65,9 +66,9 @@ def test_mirror_then_frozen_install_asks_github_nothing(gh: GH, registry: Runnin
     _project(gh)
     mirror = f"oci://{registry.host}/fleet"
     pushed = assert_ok(gh.run("mirror", mirror, "--json")).json
-    assert len(pushed["pushed"]) == 3 and not pushed["present"]
+    assert len(pushed["pushed"]) == 4 and not pushed["present"]
     again = assert_ok(gh.run("mirror", mirror, "--json")).json
-    assert not again["pushed"] and len(again["present"]) == 3  # idempotent: nothing re-pushed
+    assert not again["pushed"] and len(again["present"]) == 4  # idempotent: nothing re-pushed
     lock_before = gh.lock_text
     gh.server.clear_log()
     env = {**_fresh_machine(gh, "runner-cache"), "METAPKG_MIRROR": mirror}
@@ -76,6 +77,7 @@ def test_mirror_then_frozen_install_asks_github_nothing(gh: GH, registry: Runnin
     assert "warning" not in run.err
     assert gh.lock_text == lock_before
     assert (gh.project / ".agents/skills/review/SKILL.md").is_file()
+    assert "weather" in (gh.project / ".mcp.json").read_text()
     assert_ok(gh.run("verify"))
 
 

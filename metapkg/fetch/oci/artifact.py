@@ -31,6 +31,9 @@ CONFIG_TYPE = "application/vnd.metapkg.package.config.v1+json"
 LAYER_TYPE = "application/vnd.metapkg.package.layer.v1.tar+gzip"
 TOP = "package"
 CONFIG_CAP = 64 * 1024
+# The manifest says whether the layer is a folder or one file, so an install needs only
+# the manifest and the layer (two requests), not the config too.
+LAYOUT_ANNOTATION = "dev.metapkg.package.layout"
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ def build(package: Path, facts: Facts) -> Built:
         "config": _descriptor(CONFIG_TYPE, config),
         "layers": [_descriptor(LAYER_TYPE, data)],
         "annotations": {
+            LAYOUT_ANNOTATION: facts.layout,
             "org.opencontainers.image.title": facts.fqn,
             **({"org.opencontainers.image.version": facts.version} if facts.version else {}),
         },
@@ -139,6 +143,7 @@ class Parsed:
     config_digest: str
     layer_digest: str
     layer_size: int
+    layout: str = "folder"
 
 
 def parse_manifest(data: bytes) -> Parsed:
@@ -163,7 +168,11 @@ def parse_manifest(data: bytes) -> Parsed:
         raise BadArtifact("a descriptor's digest is not sha256")
     if not isinstance(size, int) or size < 0:
         raise BadArtifact("the layer's size is missing")
-    return Parsed(str(digests[0]), str(digests[1]), size)
+    annotations = manifest.get("annotations")
+    layout = annotations.get(LAYOUT_ANNOTATION) if isinstance(annotations, dict) else None
+    if layout not in (None, "folder", "file"):
+        raise BadArtifact(f"the manifest's layout {layout!r} is not folder or file")
+    return Parsed(str(digests[0]), str(digests[1]), size, layout or "folder")
 
 
 def parse_config(data: bytes) -> Facts:
