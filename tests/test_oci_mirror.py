@@ -79,6 +79,14 @@ def test_mirror_then_frozen_install_asks_github_nothing(gh: GH, registry: Runnin
     assert (gh.project / ".agents/skills/review/SKILL.md").is_file()
     assert "weather" in (gh.project / ".mcp.json").read_text()
     assert_ok(gh.run("verify"))
+    # A cached copy edited after the fact is fetched again, from the mirror.
+    cached = next((gh.tmp / "runner-cache").rglob("skills/review/SKILL.md"))
+    cached.chmod(0o644)
+    cached.write_text(cached.read_text() + "tampered\n")
+    gh.forget_install()
+    assert_ok(gh.install("--frozen", env=env))
+    assert gh.server.requests == []
+    assert "tampered" not in (gh.project / ".agents/skills/review/SKILL.md").read_text()
 
 
 def test_the_manifest_mirrors_setting_is_used(gh: GH, registry: RunningRegistry) -> None:
