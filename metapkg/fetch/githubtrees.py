@@ -82,6 +82,7 @@ class Trees:
         part = part_key(commit, path)
         if self.cache.has_tree(repo, part):  # a big repository's package, or a mirror's
             events.emit(events.CacheHit(repo, commit))
+            self._parts[(repo, part)] = (commit, path)  # what a repair fetches again
             return self.cache.tree(repo, part), part
         if self.offline:
             message = f"offline, and {repo} at {commit[:12]} is not in the cache"
@@ -149,7 +150,8 @@ class Trees:
         from metapkg.fetch.sparse import SparseError, fetch_subtree
         from metapkg.fetch.webhost import basic_authorization
 
-        assert self.web is not None
+        if self.web is None:  # a mirror's copy to repair, and no git host to ask
+            raise _GitUnusable
         token = self._http().token
         authorization = basic_authorization(token.value) if token is not None else None
         events.emit(events.Downloading(repo, commit))
@@ -249,6 +251,11 @@ class Trees:
         if (repo, key) in self._parts:
             commit, path = self._parts[(repo, key)]
             self._trees.forget((repo, key))
+            if self.mirrors is not None and self.mirrors.wants(commit, path) is not None:
+                self._mirrored.forget((repo, key))
+                mirrored = self._from_mirror(repo, commit, path, key, source)
+                if mirrored is not None:
+                    return mirrored
             return self._part(repo, commit, path, source)
         return self._download(repo, key, source)
 
