@@ -19,13 +19,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 from bench.catalog import Shape, generate, manifest
 from bench.timing import clean_environment
 from fixture_server import FixtureGitHub
-from fixture_server.oci import start_registry, unavailable
+from fixture_server.oci import RunningRegistry, start_registry, unavailable
 
 HERE = Path(__file__).resolve().parent
 
@@ -57,6 +58,24 @@ def _load() -> str:
         return ", load average {:.1f} / {:.1f} / {:.1f}".format(*os.getloadavg())
     except OSError:
         return ""
+
+
+def _runner(
+    index: int, project: Path, env: dict[str, str], results: list[tuple[float, float, int, str]]
+) -> None:
+    """One runner's `install --frozen`: (wall, CPU seconds of its process, exit, stderr)."""
+    command = [sys.executable, "-m", "metapkg", "-q", "install", "--frozen"]
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            command, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=err
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    results[index] = (wall, usage.ru_utime + usage.ru_stime, code, text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,7 +115,13 @@ def run(work: Path, args: argparse.Namespace) -> list[str]:
         server.stop()
 
 
-def _fleet(work: Path, args: argparse.Namespace, roots: list[str], server, registry) -> list[str]:  # type: ignore[no-untyped-def]
+def _fleet(
+    work: Path,
+    args: argparse.Namespace,
+    roots: list[str],
+    server: FixtureGitHub,
+    registry: RunningRegistry,
+) -> list[str]:
     base = clean_environment(
         METAPKG_GITHUB_API_URL=server.api_url,
         METAPKG_GITHUB_URL=server.web_url,
@@ -124,20 +149,23 @@ def _fleet(work: Path, args: argparse.Namespace, roots: list[str], server, regis
         runners.append((project, env))
     server.clear_log()
     registry_before = registry.requests()
+    results: list[tuple[float, float, int, str]] = [(0.0, 0.0, 0, "")] * len(runners)
     begun = time.perf_counter()
-    running = []
-    for project, env in runners:
-        command = [sys.executable, "-m", "metapkg", "-q", "install", "--frozen"]
-        process = subprocess.Popen(
-            command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        running.append((time.perf_counter(), process))
-    times, failures = [], []
-    for (start, process), (project, _) in zip(running, runners, strict=True):
-        _, err = process.communicate()
-        times.append(time.perf_counter() - start)
-        if process.returncode != 0 or b"warning" in err:
-            failures.append(f"{project.name}: exit {process.returncode}: {err.decode()[-500:]}")
+    threads = [
+        threading.Thread(target=_runner, args=(index, project, env, results))
+        for index, (project, env) in enumerate(runners)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    times = [wall for wall, _, _, _ in results]
+    cpu = [seconds for _, seconds, _, _ in results]
+    failures = [
+        f"{project.name}: exit {code}: {err[-500:]}"
+        for (project, _), (_, _, code, err) in zip(runners, results, strict=True)
+        if code != 0 or "warning" in err
+    ]
     fleet_wall = time.perf_counter() - begun
     github = {host: server.count(r"", host=host) for host in ("api", "web", "download")}
     registry_requests = registry.requests() - registry_before
@@ -162,13 +190,14 @@ def _fleet(work: Path, args: argparse.Namespace, roots: list[str], server, regis
         f"| fleet wall time ({args.runners} concurrent `install --frozen`) | {fleet_wall:.2f} s |",
         f"| time per runner: min / median / max | {min(times):.2f} / "
         f"{statistics.median(times):.2f} / {max(times):.2f} s |",
+        f"| CPU per runner (its process, user + system): median | {statistics.median(cpu):.2f} s |",
         f"| `metapkg verify` passes | {verified} of {args.runners} |",
         "",
-        "| runner | wall time |",
-        "|---|---|",
+        "| runner | wall time | CPU |",
+        "|---|---|---|",
         *(
-            f"| {project.name} | {seconds:.2f} s |"
-            for (project, _), seconds in zip(runners, times, strict=True)
+            f"| {project.name} | {wall:.2f} s | {seconds:.2f} s |"
+            for (project, _), wall, seconds in zip(runners, times, cpu, strict=True)
         ),
     ]
     if failures:
