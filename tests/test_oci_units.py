@@ -262,3 +262,63 @@ def test_a_token_realm_on_another_host_never_gets_the_credential(token_registry:
         elsewhere.server_close()
     asked = [auth for path, auth in _TokenRegistry.seen if path.startswith("/token")]
     assert asked == [None]  # the realm was asked, without the registry's credential
+
+
+class _Storage(http.server.BaseHTTPRequestHandler):
+    """Blob storage on another host, as registries redirect blob downloads to S3."""
+
+    seen: ClassVar[list[str | None]] = []
+    body = b"layer bytes"
+
+    def do_GET(self) -> None:
+        _Storage.seen.append(self.headers.get("Authorization"))
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _BasicRegistry(http.server.BaseHTTPRequestHandler):
+    storage = ""
+
+    def do_GET(self) -> None:
+        if self.headers.get("Authorization") is None:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="test"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(307)
+        self.send_header("Location", f"http://{_BasicRegistry.storage}/bucket/blob")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_blob_redirected_to_storage_elsewhere_goes_there_without_the_credential(
+    tmp_path: Path,
+) -> None:
+    storage = http.server.ThreadingHTTPServer(("127.0.0.2", 0), _Storage)
+    registry_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _BasicRegistry)
+    for server in (storage, registry_server):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    _BasicRegistry.storage = f"127.0.0.2:{storage.server_address[1]}"
+    _Storage.seen = []
+    host = f"127.0.0.1:{registry_server.server_address[1]}"
+    found = credentials.Credential("ci", "pw", "test")
+    registry = Registry(host, credential=lambda asked: found if asked == host else None)
+    digest = "sha256:" + hashlib.sha256(_Storage.body).hexdigest()
+    try:
+        registry.blob("team/x", digest, tmp_path / "blob", 1024)
+    finally:
+        registry.close()
+        for server in (storage, registry_server):
+            server.shutdown()
+            server.server_close()
+    assert (tmp_path / "blob").read_bytes() == _Storage.body
+    assert _Storage.seen == [None]
