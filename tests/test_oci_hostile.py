@@ -135,3 +135,20 @@ def test_the_locked_content_is_published_under_its_path(
         mirrors.close()
     assert tree is not None and tree_hash(tree / "skills/x") == wanted.integrity
     assert mirrors.warnings() == [] and mirrors.served == 1
+
+
+def test_tags_are_listed_across_pages(registry: RunningRegistry, tmp_path: Path) -> None:
+    """What an ``oci://`` origin's version ranges will choose among."""
+    package = make_skill(tmp_path / "pkgs", "x")
+    facts = artifact.Facts("skill", "acme/x", tree_hash(package))
+    built = artifact.build(package, facts)
+    client = Registry(registry.host)
+    try:
+        client.push_blob("team/x", built.config)
+        client.push_blob("team/x", built.layer)
+        for tag in ("1.0.0", "1.1.0", "2.0.0-rc.1"):
+            client.put_manifest("team/x", tag, built.manifest, artifact.MANIFEST_TYPE)
+        assert sorted(client.tags("team/x", page=2)) == ["1.0.0", "1.1.0", "2.0.0-rc.1"]
+        assert client.tags("team/none") == []
+    finally:
+        client.close()

@@ -94,6 +94,27 @@ class Registry:
         self._expect(response, 200, url)
         return True
 
+    def tags(self, repository: str, page: int = 1000) -> list[str]:
+        """Every tag of ``repository`` (``/tags/list``, its ``Link`` pages followed on this
+        registry only); empty when there is no such repository. For ``oci://`` origins'
+        version ranges, as git tags are for a forge's."""
+        url: str | None = f"{self.url}/v2/{repository}/tags/list?n={page}"
+        found: list[str] = []
+        while url is not None:
+            response = self._send("GET", url, repository, "pull", {"Accept": "application/json"})
+            if response.status_code == 404:
+                return found
+            self._expect(response, 200, url)
+            try:
+                listed = response.json().get("tags") or []
+            except (ValueError, AttributeError):
+                raise RegistryError(url, "the tag list is not JSON") from None
+            found += [tag for tag in listed if isinstance(tag, str)]
+            url = _next_page(response.headers.get("link", ""), url)
+            if url is not None and _origin(url) != _origin(self.url):
+                break
+        return found
+
     def blob(self, repository: str, digest: str, target: Path, limit: int) -> None:
         """Stream a blob into ``target``, at most ``limit`` bytes, checked against its
         digest (a registry or a cache between may be wrong; the caller verifies the
@@ -259,6 +280,15 @@ class Registry:
 def _basic(credential: Credential) -> str:
     pair = f"{credential.username}:{credential.secret}".encode()
     return "Basic " + base64.b64encode(pair).decode("ascii")
+
+
+def _next_page(header: str, current: str) -> str | None:
+    """The rel="next" URL of a Link header, resolved against the current page."""
+    for part in header.split(","):
+        target, _, params = part.partition(";")
+        if 'rel="next"' in params:
+            return urljoin(current, target.strip().strip("<>"))
+    return None
 
 
 def _origin(url: str) -> str:
