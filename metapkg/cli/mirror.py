@@ -14,7 +14,11 @@ from metapkg.cli.output import status
 
 class MirrorCommand(BaseCommand):
     arguments: ClassVar[tuple[Option, ...]] = (
-        Option("target", metavar="oci://REGISTRY/NAMESPACE"),
+        Option(
+            "target",
+            metavar="oci://REGISTRY/NAMESPACE",
+            help="where installs with this mirror look (NAMESPACE/<kind>/<fqn>:sha256-<hex>)",
+        ),
         options.JOBS,
         options.JSON,
     )

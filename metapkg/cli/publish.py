@@ -14,8 +14,17 @@ from metapkg.cli.output import say, status
 
 class PublishCommand(BaseCommand):
     arguments: ClassVar[tuple[Option, ...]] = (
-        Option("path", metavar="PATH", completes="file"),
-        Option("target", metavar="oci://REGISTRY/NAMESPACE/NAME:TAG"),
+        Option(
+            "path",
+            metavar="PATH",
+            completes="file",
+            help="the package folder (or MCP .json file); `metapkg check` must pass on it",
+        ),
+        Option(
+            "target",
+            metavar="oci://REGISTRY/NAMESPACE/NAME:TAG",
+            help="where to push it (HTTPS; plain HTTP on loopback)",
+        ),
         options.JSON,
     )
     examples: ClassVar = (
