@@ -116,11 +116,15 @@ class Trees:
         mirrors = self.mirrors
         self._parts[(repo, part)] = (commit, path)  # a damaged copy is repaired from the origin
         try:
-            return self._mirrored.get(
+            tree = self._mirrored.get(
                 (repo, part), lambda: mirrors.fetch(self.cache, repo, part, commit, path)
             )
         except OSError as exc:
             raise self._cache_failure(exc, source) from None
+        sealed = mirrors.sealed.pop((repo, part), None)
+        if tree is not None and sealed is not None:  # hashed on the way in: not again
+            self.seals.remember(repo, part, path, *sealed)
+        return tree
 
     def recorded(self, repo: str, key: str, path: str) -> bool:
         """Did publishing the tree write ``path``? If so and it is gone now, the entry is

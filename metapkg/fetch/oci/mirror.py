@@ -27,6 +27,7 @@ from metapkg.fetch.cache import Cache, Record
 from metapkg.fetch.oci import artifact
 from metapkg.fetch.oci.client import Registry, RegistryError
 from metapkg.fetch.oci.reference import Namespace, Reference, parse_namespace
+from metapkg.fetch.seals import Snapshot, snapshot
 from metapkg.integrity import TreeError, tree_hash
 
 
@@ -55,6 +56,9 @@ class Mirrors:
         self._down: set[str] = set()  # registries that failed this run: not asked again
         self._notes: dict[Diagnostic, None] = {}
         self.served = 0
+        # (repo, key) -> (integrity, the package's snapshot before it was hashed): for the
+        # cache's seals, so the tree just checked is not hashed a second time (seals.py)
+        self.sealed: dict[tuple[str, str], tuple[str, Snapshot | None]] = {}
 
     def wants(self, commit: str, path: str) -> Wanted | None:
         return self.wanted.get((commit, path))
@@ -105,11 +109,17 @@ class Mirrors:
             registry.blob(
                 where.repository, parsed.layer_digest, download, archive.MAX_ARCHIVE_BYTES
             )
-            return cache.store_tree(
+            taken: list[Snapshot | None] = []
+            tree = cache.store_tree(
                 repo,
                 key,
-                lambda folder: _unpack(download, folder, path, parsed.layout, wanted, str(where)),
+                lambda folder: _unpack(
+                    download, folder, path, parsed.layout, wanted, str(where), taken
+                ),
             )
+            with self._lock:
+                self.sealed[(repo, key)] = (wanted.integrity, taken[0] if taken else None)
+            return tree
         finally:
             download.unlink(missing_ok=True)
 
@@ -145,7 +155,13 @@ class Mirrors:
 
 
 def _unpack(
-    download: Path, folder: Path, path: str, layout: str, wanted: Wanted, source: str
+    download: Path,
+    folder: Path,
+    path: str,
+    layout: str,
+    wanted: Wanted,
+    source: str,
+    taken: list[Snapshot | None],
 ) -> Record:
     """Extract the layer where the package lives in its repository's tree, and check it
     is the locked package before the cache publishes it."""
@@ -165,6 +181,7 @@ def _unpack(
     if name and set(written) != {name}:
         raise Mismatch(f"its layer does not hold the one file {name!r}")
     package = destination / name if name else destination
+    taken.append(snapshot(package))  # before the read: a change during it shows later
     try:
         found = tree_hash(package)
     except (OSError, TreeError) as exc:
