@@ -29,6 +29,7 @@ _TOP_LEVEL = (
     "dependencies", "targets", "overrides", "trust", "metaskills", "mcp-paths", "link-mode",
     "policy",
     "strict",
+    "mirrors",
 )  # fmt: skip
 # A bare executable name for metaskills.allow-commands: no path, no shell syntax.
 COMMAND_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
@@ -73,6 +74,7 @@ class Manifest:
     command_rules: tuple[CommandRuleSpec, ...] = ()  # the mapping entries of allow-commands
     strict: bool = False  # every finding install tolerates is an error (packages/consumer.py)
     trusted_plugins: tuple[str, ...] = ()  # trust.plugins: fqn globs
+    mirrors: tuple[str, ...] = ()  # oci://REGISTRY/NAMESPACE, tried first for locked packages
 
     @property
     def project(self) -> Path:
@@ -149,6 +151,7 @@ def parse(text: str, path: Path) -> Manifest:
     serve = _serve(top.get("metaskills") or {}, data, display, diags)
     mcp_paths = _mcp_paths(top.get("mcp-paths", "absolute"), data, display, diags)
     link_mode = _link_mode(top.get("link-mode", "copy"), data, display, diags)
+    mirrors = _mirrors(top.get("mirrors", []), data, display, diags)
     policy = top.get("policy")
     if policy is not None and not isinstance(policy, dict):
         message = "'policy' must be a mapping (see the README's \"Audit and policy\")"
@@ -170,6 +173,7 @@ def parse(text: str, path: Path) -> Manifest:
         command_rules=rules,
         strict=strict,
         trusted_plugins=trusted_plugins,
+        mirrors=mirrors,
     )
 
 
@@ -195,6 +199,25 @@ def _targets(
         diags.append(error("manifest", display, message + ", ".join(known), line))
         return DEFAULT_TARGETS
     return tuple(dict.fromkeys(value))
+
+
+def _mirrors(
+    value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]
+) -> tuple[str, ...]:
+    """``mirrors: [oci://REGISTRY/NAMESPACE, ...]`` (see README, "Mirrors")."""
+    from metapkg.fetch.oci.reference import BadReference, parse_namespace
+
+    if not isinstance(value, list):
+        message = "'mirrors' must be a list of oci://REGISTRY/NAMESPACE URLs"
+        diags.append(error("manifest", display, message, data.line("mirrors")))
+        return ()
+    found = []
+    for item in value:
+        try:
+            found.append(str(parse_namespace(str(item))))
+        except BadReference as exc:
+            diags.append(error("manifest", display, f"mirrors: {exc}", data.line("mirrors")))
+    return tuple(found)
 
 
 def _link_mode(value: Any, data: yamlsafe.Located, display: str, diags: list[Diagnostic]) -> str:

@@ -16,6 +16,8 @@ from metapkg import manifest as manifest_file
 from metapkg.actions import prechecks
 from metapkg.actions.findings import Finding, changed_keys
 from metapkg.actions.lockread import read_lock_or_replace
+from metapkg.actions.mirrors import configured as configured_mirrors
+from metapkg.actions.mirrors import mirrored
 from metapkg.diagnostics import (
     Diagnostic,
     LockError,
@@ -88,6 +90,9 @@ def resolve_project(
     old_lock, old_text, notes = read_lock_or_replace(project, options.frozen, clean_lock)
     if old_lock is not None:
         options = dataclasses.replace(options, pins=old_lock.pins, renamed=old_lock.renamed)
+        if not options.offline and (mirrors := configured_mirrors(manifest)):
+            locked = mirrored(old_lock, project)
+            options = dataclasses.replace(options, mirrors=mirrors, mirrored=locked)
         if options.frozen and (stale := prechecks.frozen_staleness(project, manifest, old_lock)):
             raise LockError(stale)  # before any download: nothing the manifest does not ask for
     resolved, located, fetch_notes, renamed = _resolve_graph(

@@ -44,6 +44,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("metapkg.cli.diff", "compare two lockfiles for review"),
     "verify": ("metapkg.cli.verify", "check that provisioned files match the lock"),
     "audit": ("metapkg.cli.audit", "audit the locked packages: findings, policy, SARIF, SBOM"),
+    "publish": ("metapkg.cli.publish", "push a package to an OCI registry as an artifact"),
+    "mirror": ("metapkg.cli.mirror", "push every locked package to an OCI registry mirror"),
     "cache": ("metapkg.cli.cache", "show or clean the download cache"),
     "auth": ("metapkg.cli.auth", "store, remove or inspect the GitHub token"),
     "completion": ("metapkg.cli.completion", "print a shell completion script (bash, zsh, fish)"),

@@ -60,6 +60,7 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 if TYPE_CHECKING:
     from metapkg.fetch.http import Http
+    from metapkg.fetch.oci.mirror import Mirrors
 
 
 class GitHubSource:
@@ -79,7 +80,13 @@ class GitHubSource:
         self._adverts: Once[str, Advertisement | None] = Once()
         self.web = web_host()  # None: the REST API only (see fetch/webhost.py)
         self.trees = Trees(
-            self.cache, options.offline, self.web, self.api, lambda: self.http, self._check_auth
+            self.cache,
+            options.offline,
+            self.web,
+            self.api,
+            lambda: self.http,
+            self._check_auth,
+            _mirrors(options),
         )
         self._http_lock = threading.Lock()
         self._http: Http | None = None
@@ -178,7 +185,7 @@ class GitHubSource:
 
     def warnings(self) -> list[Diagnostic]:
         with self._used_lock:
-            return self.renames.warnings() + list(self._tag_notes)
+            return self.renames.warnings() + list(self._tag_notes) + self.trees.warnings()
 
     def close(self) -> None:
         for repo, refs in self._resolved.items():
@@ -409,6 +416,20 @@ class GitHubSource:
                     )
                 ]
             )
+
+
+def _mirrors(options: FetchOptions) -> Mirrors | None:
+    """The mirrors to try first for the lock's packages (none offline, or without any)."""
+    if not options.mirrors or not options.mirrored or options.offline:
+        return None
+    from metapkg.fetch.oci.mirror import Mirrors, Wanted
+
+    wanted = {
+        (item.commit, path): Wanted(item.kind, item.fqn, item.integrity)
+        for item in options.mirrored
+        for path in item.paths
+    }
+    return Mirrors(options.mirrors, wanted, max(1, min(options.workers, 16)))
 
 
 def _tag_entry(item: object) -> tuple[str | None, str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metapkg import events, settings
-from metapkg.diagnostics import FetchError, error
+from metapkg.diagnostics import Diagnostic, FetchError, error
 from metapkg.fetch import archive, unpack
 from metapkg.fetch.cache import Cache, DamagedEntry
 from metapkg.fetch.once import Once
@@ -31,6 +31,7 @@ from metapkg.packages.load import detect_kind
 
 if TYPE_CHECKING:
     from metapkg.fetch.http import Http
+    from metapkg.fetch.oci.mirror import Mirrors
 
 
 def part_key(commit: str, path: str) -> str:
@@ -47,8 +48,10 @@ class Trees:
         api: str,
         http: Callable[[], Http],
         check_auth: Callable[[int, str], None],
+        mirrors: Mirrors | None = None,
     ) -> None:
         self.cache = cache
+        self.mirrors = mirrors  # tried before the origin for locked packages (oci/mirror.py)
         self.seals = Seals(cache.root)
         self.offline = offline
         self.web = web
@@ -57,11 +60,17 @@ class Trees:
         self._check_auth = check_auth
         self._trees: Once[tuple[str, str], Path] = Once()
         self._repairs: Once[tuple[str, str], Path] = Once()
+        self._mirrored: Once[tuple[str, str], Path | None] = Once()
         self._parts: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (commit, path)
         self._skipped: dict[tuple[str, str], list[tuple[str, str]]] = {}  # for -v
 
     def close(self) -> None:
         self.seals.save()
+        if self.mirrors is not None:
+            self.mirrors.close()
+
+    def warnings(self) -> list[Diagnostic]:
+        return self.mirrors.warnings() if self.mirrors is not None else []
 
     # -- finding a tree ---------------------------------------------------------------------
 
@@ -71,12 +80,17 @@ class Trees:
             events.emit(events.CacheHit(repo, commit))
             return self.cache.tree(repo, commit), commit
         part = part_key(commit, path)
-        if path and self.cache.has_tree(repo, part):
+        if self.cache.has_tree(repo, part):  # a big repository's package, or a mirror's
             events.emit(events.CacheHit(repo, commit))
+            self._parts[(repo, part)] = (commit, path)  # what a repair fetches again
             return self.cache.tree(repo, part), part
         if self.offline:
             message = f"offline, and {repo} at {commit[:12]} is not in the cache"
             raise FetchError([error("offline", source, message)])
+        if self.mirrors is not None and self.mirrors.wants(commit, path) is not None:
+            mirrored = self._from_mirror(repo, commit, path, part, source)
+            if mirrored is not None:
+                return mirrored, part
         if path and self._sparse_possible() and self.cache.is_large(repo):
             return self._part(repo, commit, path, source), part
         try:
@@ -90,9 +104,27 @@ class Trees:
 
     def cached(self, repo: str, commit: str, path: str) -> bool:
         """Is ``tree`` answered from the cache, without a request?"""
-        return self.cache.has_tree(repo, commit) or bool(
-            path and self.cache.has_tree(repo, part_key(commit, path))
+        return self.cache.has_tree(repo, commit) or self.cache.has_tree(
+            repo, part_key(commit, path)
         )
+
+    def _from_mirror(
+        self, repo: str, commit: str, path: str, part: str, source: str
+    ) -> Path | None:
+        """The package from the first mirror holding the locked content, or None."""
+        assert self.mirrors is not None
+        mirrors = self.mirrors
+        self._parts[(repo, part)] = (commit, path)  # a damaged copy is repaired from the origin
+        try:
+            tree = self._mirrored.get(
+                (repo, part), lambda: mirrors.fetch(self.cache, repo, part, commit, path)
+            )
+        except OSError as exc:
+            raise self._cache_failure(exc, source) from None
+        sealed = mirrors.sealed.pop((repo, part), None)
+        if tree is not None and sealed is not None:  # hashed on the way in: not again
+            self.seals.remember(repo, part, path, *sealed)
+        return tree
 
     def recorded(self, repo: str, key: str, path: str) -> bool:
         """Did publishing the tree write ``path``? If so and it is gone now, the entry is
@@ -122,7 +154,8 @@ class Trees:
         from metapkg.fetch.sparse import SparseError, fetch_subtree
         from metapkg.fetch.webhost import basic_authorization
 
-        assert self.web is not None
+        if self.web is None:  # a mirror's copy to repair, and no git host to ask
+            raise _GitUnusable
         token = self._http().token
         authorization = basic_authorization(token.value) if token is not None else None
         events.emit(events.Downloading(repo, commit))
@@ -222,6 +255,11 @@ class Trees:
         if (repo, key) in self._parts:
             commit, path = self._parts[(repo, key)]
             self._trees.forget((repo, key))
+            if self.mirrors is not None and self.mirrors.wants(commit, path) is not None:
+                self._mirrored.forget((repo, key))
+                mirrored = self._from_mirror(repo, commit, path, key, source)
+                if mirrored is not None:
+                    return mirrored
             return self._part(repo, commit, path, source)
         return self._download(repo, key, source)
 

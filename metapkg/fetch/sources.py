@@ -18,6 +18,18 @@ from metapkg.origins import Origin
 
 
 @dataclass(frozen=True)
+class Mirrored:
+    """A locked package a mirror may stand in for (fetch/oci/mirror.py): its lock entry,
+    and the paths inside its repository at ``commit`` its origin may be read as."""
+
+    kind: str
+    fqn: str
+    integrity: str
+    commit: str
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class FetchOptions:
     pins: tuple[RefPin, ...] = ()  # from the lock: reused instead of asking the host
     offline: bool = False  # never touch the network
@@ -26,6 +38,8 @@ class FetchOptions:
     # `metapkg update`: (repo, ref) pins to ignore, so those refs are asked again
     unpinned: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     renamed: tuple[Renamed, ...] = ()  # from the lock: repositories known to have moved
+    mirrors: tuple[str, ...] = ()  # oci://REGISTRY/NAMESPACE, tried first for `mirrored`
+    mirrored: tuple[Mirrored, ...] = ()  # from the lock: packages a mirror may hold
 
 
 SourceFactory = Callable[[FetchOptions], Source]

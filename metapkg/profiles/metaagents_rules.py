@@ -308,6 +308,17 @@ RULES: tuple[Rule, ...] = (
         "run once without --offline to fill the cache",
     ),
     _install(
+        "oci",
+        "an OCI registry answers as the distribution API says",
+        "check the oci:// URL and that the registry is up (HTTPS, or loopback over HTTP)",
+    ),
+    _install(
+        "mirror",
+        "a configured mirror holds the locked packages, each as the lock pins it",
+        "run `metapkg mirror oci://REGISTRY/NAMESPACE` again, or fix the mirror's credentials",
+        "warning",
+    ),
+    _install(
         "rate-limit",
         "GitHub's API rate limit is not exhausted",
         "set GITHUB_TOKEN (or run `metapkg auth login`) for a higher limit",
