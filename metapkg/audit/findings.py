@@ -83,7 +83,7 @@ def scan(item: Item) -> list[Finding]:
 
 
 def _file_findings(item: Item) -> Iterator[Finding]:
-    from metapkg.diff.risks import FETCH_AND_RUN
+    from metapkg.diff.risks import FETCH_AND_RUN, FETCH_WORDS
     from metapkg.packages.rules import unicode
 
     for path, info in sorted((item.files or {}).items()):
@@ -94,7 +94,8 @@ def _file_findings(item: Item) -> Iterator[Finding]:
             yield Finding("executable", item.label, f"{item.label}: {what} {path}", path)
         if info.text is None:
             continue
-        for number, line in enumerate(info.text.splitlines(), start=1):
+        lines = info.text.splitlines() if FETCH_WORDS.search(info.text.lower()) else []
+        for number, line in enumerate(lines, start=1):
             if FETCH_AND_RUN.search(line):
                 shown = line.strip()[:200]
                 message = f"{item.label} {path}:{number} downloads and runs code: {shown}"

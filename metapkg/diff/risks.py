@@ -19,6 +19,9 @@ Raised = tuple[str, str, str | None, int | None]  # alert id, message, path, lin
 # `curl … | sh`, `wget -O- … | sudo bash`, `iwr … | iex`, `… | Invoke-Expression`,
 # `base64 -d … | sh`, `eval "$(curl …)"`, `bash <(curl …)`, `sh -c "$(wget …)"`.
 _SHELLS = r"(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b"
+# Every FETCH_AND_RUN match holds one of these words (case-insensitively): a text without
+# any is passed over in C, without a regex search per line.
+FETCH_WORDS = re.compile(r"curl|wget|fetch|iwr|irm|invoke-|base64|iex")
 FETCH_AND_RUN = re.compile(
     r"(?:\b(?:curl|wget|fetch)\b[^|\n]*\|\s*" + _SHELLS + r")"
     r"|(?:\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b)"
