@@ -381,7 +381,12 @@ def _round_trip() -> Any:
     return yaml
 
 
-def with_added(text: str, path: Path, entries: Sequence[tuple[Kind, str]]) -> tuple[str, list[str]]:
+def with_added(
+    text: str,
+    path: Path,
+    entries: Sequence[tuple[Kind, str]],
+    notes: Mapping[str, str] | None = None,
+) -> tuple[str, list[str]]:
     """``text`` (metapkg.yaml at ``path``, already read by :func:`parse`) with each
     ``(kind, origin text)`` of ``entries`` added, and the origin texts that were new.
 
@@ -410,6 +415,9 @@ def with_added(text: str, path: Path, entries: Sequence[tuple[Kind, str]]) -> tu
         if hasattr(group, "fa"):
             group.fa.set_block_style()
         group.append(origin_text)
+        note = (notes or {}).get(origin_text)
+        if note and hasattr(group, "yaml_add_eol_comment"):
+            group.yaml_add_eol_comment(f"# {note}", len(group) - 1)
     return (_dumped(yaml, document) if added else text), added
 
 

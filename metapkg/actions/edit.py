@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metapkg import manifest
+from metapkg.actions import marketplace
 from metapkg.actions.choosing import Choice
+from metapkg.actions.market_offers import Listed
 from metapkg.actions.offers import Candidate, Offer, Passed, pick, reported, screen
 from metapkg.diagnostics import (
     Diagnostic,
@@ -138,10 +140,17 @@ def add(
     same_named: list[Diagnostic] = []
     with _Finder(offline) as finder:
         for given in origins:
-            try:
-                source = parse_source(given, project)
-            except SourceError as exc:
-                raise UsageError([error("origin", redact(given), str(exc))]) from None
+            wanted = marketplace.request(given)
+            if wanted is not None:  # NAME@MARKETPLACE
+                market = finder.marketplace(_parsed(wanted[1], project), wanted[1], required=True)
+                assert market is not None
+                offers.append(market.offer(wanted[0], kind, project))
+                continue
+            source = _parsed(given, project)
+            market = finder.marketplace(source, given) if choice.every else None
+            if market is not None:  # MARKETPLACE --all: every plugin it lists
+                offers += market.every(kind, project, same_named.append)
+                continue
             offers.append(finder.offer(source, kind))
     taken = pick(offers, choice, same_named.append)
     chosen, passed = screen(taken) if choice.every else (taken, [])
@@ -151,9 +160,17 @@ def add(
         nothing = error("skipped", ", ".join(map(redact, origins)), why)
         raise PackageError([*same_named, *reported(passed), nothing])
     found = [(c.kind, c.entry) for c in chosen]
-    text, added = manifest.with_added(read.text, read.manifest.path, found)
+    notes = {c.entry: c.note for c in chosen if c.note}
+    text, added = manifest.with_added(read.text, read.manifest.path, found, notes)
     _edited(read, text, then_install, dry_run)
     return Added(added, chosen, passed, same_named)
+
+
+def _parsed(given: str, project: Path) -> Source:
+    try:
+        return parse_source(given, project)
+    except SourceError as exc:
+        raise UsageError([error("origin", redact(given), str(exc))]) from None
 
 
 def _edited(
@@ -209,6 +226,30 @@ class _Finder:
             return _one(source, guessed, origin, _last_name(source, origin))
         fetched = self._look(origin)
         return self._from_folder(source, origin, fetched.path, fetched)
+
+    def marketplace(self, source: Source, label: str, required: bool = False) -> Listed | None:
+        """The marketplace file at the folder ``source`` names (None when it holds none
+        and ``required`` is false)."""
+        origin = source.origin or source.at(source.ref or self._default_branch(source))
+        if isinstance(origin, McpRegistryOrigin):
+            return None
+        fetched: Fetched | None = None
+        if origin.local is not None:
+            _require_local(origin.local)
+            folder = origin.local
+        else:
+            fetched = self._look(origin)
+            folder = fetched.path
+        found = marketplace.read(folder) if folder.is_dir() else None
+        if found is None:
+            if required:
+                raise MetapkgError.single(
+                    "marketplace",
+                    str(origin),
+                    f"holds no marketplace ({' or '.join(marketplace.FILES)})",
+                )
+            return None
+        return Listed(self.offer, found, origin, fetched, redact(label))
 
     def _registry_version(self, origin: McpRegistryOrigin) -> McpRegistryOrigin:
         """``mcp:NAME`` at the version the registry calls latest (the manifest records

@@ -45,6 +45,7 @@ class Candidate:
     name: str  # how the tally and the skipped lines name it
     entry: str  # what metapkg.yaml records for it (sources_input.canonical)
     files: Path | None = None  # its files on disk, read by --all's screening
+    note: str = ""  # where it was listed (a marketplace), a comment beside its entry
 
 
 @dataclass(frozen=True)

@@ -313,6 +313,11 @@ RULES: tuple[Rule, ...] = (
         "check the oci:// URL and that the registry is up (HTTPS, or loopback over HTTP)",
     ),
     _install(
+        "marketplace",
+        "a plugin marketplace.json is an object whose 'plugins' lists {name, source} entries",
+        "fix the marketplace's file (its publisher), or add the plugin by its own source",
+    ),
+    _install(
         "mirror",
         "a configured mirror holds the locked packages, each as the lock pins it",
         "run `metapkg mirror oci://REGISTRY/NAMESPACE` again, or fix the mirror's credentials",
