@@ -126,7 +126,7 @@ def test_a_malformed_marketplace_is_a_clear_diagnostic(gh: GH) -> None:
     added = gh.run("add", "x@acme/market")
     assert added.code != 0
     assert "Traceback" not in added.err
-    assert "error[marketplace]" in added.err
+    assert "acme/market/.claude-plugin/marketplace.json: error[marketplace]" in added.err
     assert "plugins[0] must be an object with a 'name' string" in added.err
 
 

@@ -240,7 +240,7 @@ class _Finder:
         else:
             fetched = self._look(origin)
             folder = fetched.path
-        found = marketplace.read(folder) if folder.is_dir() else None
+        found = marketplace.read(folder, redact(label)) if folder.is_dir() else None
         if found is None:
             if required:
                 raise MetapkgError.single(

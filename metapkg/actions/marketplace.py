@@ -67,13 +67,13 @@ def request(text: str) -> tuple[str, str] | None:
     return match.group("name"), where
 
 
-def read(folder: Path) -> Marketplace | None:
-    """The marketplace file in ``folder``, if there is one. A file that is not a
-    marketplace is an error naming the file and the field."""
+def read(folder: Path, where: str = "") -> Marketplace | None:
+    """The marketplace file in ``folder`` (which messages call ``where``), if there is
+    one. A file that is not a marketplace is an error naming the file and the field."""
     for file in FILES:
         path = folder / file
         if path.is_file():
-            return parse(path.read_bytes(), file)
+            return parse(path.read_bytes(), f"{where}/{file}" if where else file)
     return None
 
 
