@@ -30,6 +30,7 @@ _TOP_LEVEL = (
     "policy",
     "strict",
     "mirrors",
+    "marketplaces",
 )  # fmt: skip
 # A bare executable name for metaskills.allow-commands: no path, no shell syntax.
 COMMAND_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
@@ -75,6 +76,7 @@ class Manifest:
     strict: bool = False  # every finding install tolerates is an error (packages/consumer.py)
     trusted_plugins: tuple[str, ...] = ()  # trust.plugins: fqn globs
     mirrors: tuple[str, ...] = ()  # oci://REGISTRY/NAMESPACE, tried first for locked packages
+    marketplaces: tuple[str, ...] = ()  # plugin marketplaces `metapkg search` looks in
 
     @property
     def project(self) -> Path:
@@ -152,6 +154,11 @@ def parse(text: str, path: Path) -> Manifest:
     mcp_paths = _mcp_paths(top.get("mcp-paths", "absolute"), data, display, diags)
     link_mode = _link_mode(top.get("link-mode", "copy"), data, display, diags)
     mirrors = _mirrors(top.get("mirrors", []), data, display, diags)
+    marketplaces = top.get("marketplaces", [])
+    if not isinstance(marketplaces, list) or not all(isinstance(m, str) for m in marketplaces):
+        message = "'marketplaces' must be a list of sources (owner/repo, a URL, file:PATH)"
+        diags.append(error("manifest", display, message, data.line("marketplaces")))
+        marketplaces = []
     policy = top.get("policy")
     if policy is not None and not isinstance(policy, dict):
         message = "'policy' must be a mapping (see the README's \"Audit and policy\")"
@@ -174,6 +181,7 @@ def parse(text: str, path: Path) -> Manifest:
         strict=strict,
         trusted_plugins=trusted_plugins,
         mirrors=mirrors,
+        marketplaces=tuple(marketplaces),
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from ghfixtures import GH, make_gh
+from mcpregistry import FakeRegistry, serve
 
 
 @pytest.fixture
@@ -144,3 +145,32 @@ def test_a_local_marketplace_folder(gh: GH, tmp_path: Path) -> None:
     added = gh.run("add", f"local@file:{market}")
     assert added.code == 0, added.err
     assert gh.packages()["local"]["kind"] == "plugin"
+
+
+def test_search_lists_a_marketplace_s_plugins_as_json(gh: GH) -> None:
+    _market(gh)
+    found = gh.run("search", "tool", "--marketplace", "acme/market", "--json")
+    assert found.code == 0, found.err
+    results = json.loads(found.out)["results"]
+    assert [(r["name"], r["add"], r["kind"]) for r in results] == [
+        ("tools", "tools@acme/market", "plugin")
+    ]
+    assert results[0]["source"] == "marketplace acme-market"
+
+
+def test_search_reads_the_marketplaces_listed_in_metapkg_yaml(gh: GH, tmp_path: Path) -> None:
+    market = tmp_path / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    plugins = [{"name": "weather", "source": "./w", "description": "Forecasts"}]
+    (market / ".claude-plugin/marketplace.json").write_text(json.dumps({"plugins": plugins}))
+    (gh.project / "metapkg.yaml").write_text(
+        f"dependencies:\n  skills: []\nmarketplaces: ['file:{market}']\n"
+    )
+    with serve(FakeRegistry.from_folder()) as registry:
+        found = gh.run(
+            "search", "forecast", "--json", env={"METAPKG_MCP_REGISTRY_URL": registry.url}
+        )
+    assert found.code == 0, found.err
+    results = json.loads(found.out)["results"]
+    assert [(r["name"], r["add"]) for r in results] == [("weather", f"weather@file:{market}")]
+    assert registry.requests  # the MCP Registry was asked too

@@ -166,6 +166,14 @@ def add(
     return Added(added, chosen, passed, same_named)
 
 
+def marketplace_listing(project: Path, given: str, offline: bool) -> marketplace.Marketplace:
+    """The marketplace ``given`` names (any source form ``add`` accepts), read."""
+    with _Finder(offline) as finder:
+        listed = finder.marketplace(_parsed(given, project), given, required=True)
+        assert listed is not None
+        return listed.market
+
+
 def _parsed(given: str, project: Path) -> Source:
     try:
         return parse_source(given, project)
