@@ -35,7 +35,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("metapkg.cli.list", "list the locked packages"),
     "tree": ("metapkg.cli.tree", "print the resolved dependency graph"),
     "why": ("metapkg.cli.why", "print every chain that pulls a package in"),
-    "search": ("metapkg.cli.search", "find MCP servers to add in the MCP Registry"),
+    "search": (
+        "metapkg.cli.search",
+        "find MCP servers (MCP Registry) and plugins (marketplaces) to add",
+    ),
     "hosts": ("metapkg.cli.hosts", "list the agent hosts metapkg provisions and which are active"),
     "graph": ("metapkg.cli.graph", "draw the resolved graph: mermaid, dot, svg, html or json"),
     "check": ("metapkg.cli.check", "validate packages or whole catalogs"),
