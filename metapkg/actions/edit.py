@@ -236,8 +236,8 @@ class _Finder:
         return self._from_folder(source, origin, fetched.path, fetched)
 
     def marketplace(self, source: Source, label: str, required: bool = False) -> Listed | None:
-        """The marketplace file at the folder ``source`` names (None when it holds none
-        and ``required`` is false)."""
+        """The marketplace file at the folder ``source`` names (None when it holds none,
+        or lists no plugin, and ``required`` is false)."""
         origin = source.origin or source.at(source.ref or self._default_branch(source))
         if isinstance(origin, McpRegistryOrigin):
             return None
@@ -249,7 +249,8 @@ class _Finder:
             fetched = self._look(origin)
             folder = fetched.path
         found = marketplace.read(folder, redact(label)) if folder.is_dir() else None
-        if found is None:
+        if found is None or (not found.entries and not required):
+            # an empty catalog says nothing: --all looks for packages in the folder
             if required:
                 raise MetapkgError.single(
                     "marketplace",
