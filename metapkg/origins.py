@@ -2,7 +2,7 @@
 
 The registry of origin schemes (``SCHEMES``): each claims a family of strings and parses
 them (metapkg/schemes/: ``github``, ``git`` for any other forge, ``file``, and ``mcp`` for
-a server of the MCP Registry). The rest of
+a server of the MCP Registry, ``oci`` for a package in an OCI registry). The rest of
 metapkg uses origins only through the :class:`Origin` protocol; adding a scheme is a
 module in metapkg/schemes and one entry here (and its source in metapkg/fetch/sources.py).
 
@@ -19,6 +19,7 @@ from metapkg.schemes.file import FileOrigin, FileScheme
 from metapkg.schemes.git import GitOrigin, GitScheme
 from metapkg.schemes.github import GitHubOrigin, GitHubScheme
 from metapkg.schemes.mcp import McpRegistryOrigin, McpScheme, parse_mcp
+from metapkg.schemes.oci import OciOrigin, OciScheme
 
 __all__ = [
     "ACCEPTED_FORMS",
@@ -27,6 +28,7 @@ __all__ = [
     "GitHubOrigin",
     "GitOrigin",
     "McpRegistryOrigin",
+    "OciOrigin",
     "Origin",
     "OriginScheme",
     "OriginSyntaxError",
@@ -38,7 +40,13 @@ __all__ = [
 ]
 
 # First claim wins: GitHub's own URLs before the other forges' folder pages.
-SCHEMES: tuple[OriginScheme, ...] = (GitHubScheme(), GitScheme(), McpScheme(), FileScheme())
+SCHEMES: tuple[OriginScheme, ...] = (
+    GitHubScheme(),
+    GitScheme(),
+    McpScheme(),
+    OciScheme(),
+    FileScheme(),
+)
 
 _FORMS = [form for scheme in SCHEMES for form in scheme.forms]
 ACCEPTED_FORMS = ", ".join(_FORMS[:-1]) + " or " + _FORMS[-1]
@@ -90,6 +98,6 @@ def parse_origin(text: object, base_dir: Path | None = None) -> Origin:
     try:
         return scheme.parse(stripped, base_dir)
     except OriginSyntaxError as exc:
-        if scheme.name in ("file", "mcp"):
+        if scheme.name in ("file", "mcp", "oci"):
             raise  # their messages name their own forms
         raise OriginSyntaxError(f"{exc}; use {ACCEPTED_FORMS}") from None

@@ -63,6 +63,12 @@ def _mcp_registry(options: FetchOptions) -> Source:
     return McpRegistrySource(options)
 
 
+def _oci(options: FetchOptions) -> Source:
+    from metapkg.fetch.oci.source import OciSource
+
+    return OciSource(options)
+
+
 def _git(options: FetchOptions) -> Source:
     from metapkg.fetch.git import GitSource
 
@@ -76,6 +82,7 @@ REGISTRY: Mapping[str, SourceFactory] = {
     "github": _github,
     "git": _git,
     "mcp": _mcp_registry,
+    "oci": _oci,
 }
 
 

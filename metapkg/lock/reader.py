@@ -30,7 +30,8 @@ from metapkg.packages.models import KINDS, SINGULAR, Kind
 _HOST = re.compile(
     r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?((\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+(:[0-9]{1,5})?|:[0-9]{1,5})$"
 )
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+# a git commit, or an OCI origin's manifest digest (lockfile-spec.md)
+_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|sha256:[0-9a-f]{64})$")
 _REPO = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9._-]+$")
 # another forge's repository path: any depth (GitLab subgroups), its case kept
 _FORGE_REPO = re.compile(r"^(?!.*(?:^|/)\.\.?(?:/|$))[A-Za-z0-9._~+-]+(/[A-Za-z0-9._~+-]+)+$")
@@ -39,7 +40,7 @@ _VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+-]{0,99}$")
 _RELATIVE = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9._/-]{1,200}$")
 _PART = re.compile(r"^(?:(?:skill|agent|command|mcp) [A-Za-z0-9._-]{1,64}|hooks|bin)$")
 _SHAPES = {
-    _COMMIT: "a commit SHA (40 lowercase hex digits)",
+    _COMMIT: "a commit SHA (40 lowercase hex digits) or a manifest digest (sha256:<64 hex>)",
     _REPO: "an owner/repo name",
     _FORGE_REPO: "a repository path (group/repo)",
     _INTEGRITY: "an integrity hash (sha256:<64 hex digits>)",
