@@ -87,7 +87,7 @@ FORMS = (
     "<path>], a blob/.../SKILL.md URL, a .git URL, file:<path>, ./path, "
     "mcp:<namespace>/<name>[@<version>], "
     "git+https://<host>/<path>.git@<ref>#subdirectory=<folder>, or a GitLab, Gitea/Forgejo, "
-    "Bitbucket or Azure DevOps folder URL"
+    "Bitbucket or Azure DevOps folder URL, or oci://<registry>/<namespace>/<name>:<tag>"
 )
 
 

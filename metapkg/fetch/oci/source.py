@@ -8,7 +8,8 @@ manifest's digest, and extracted by the project's safe extraction (archive.py) i
 download cache as ``oci/<registry>/<namespace>/<name>/sha256-<hex>``. A digest is
 immutable, so a tree found in the cache is never fetched again; the loader hashes it
 and a frozen install compares that with the lock's integrity. Tags that are SemVer
-versions (``1.2.3``, ``v1.2.3``) are the versions ranges choose among (``Registry.tags``).
+versions (``1.2.3``, ``v1.2.3``) are the versions ranges choose among (``Registry.tags``);
+an origin without a tag names ``latest``, or the newest version tag where there is none.
 """
 
 from __future__ import annotations
@@ -139,9 +140,16 @@ class OciSource:
         if self.options.offline:
             message = f"offline, and the tag {oci.ref} of {oci.repository} is not in the lock"
             raise FetchError([error("offline", str(oci), message)])
-        found = self._registry(oci.registry).manifest(oci.name, oci.ref, MANIFEST_TYPE)
+        registry = self._registry(oci.registry)
+        found = registry.manifest(oci.name, oci.ref, MANIFEST_TYPE)
+        if found is None and oci.tag is None:
+            # no `latest`: the newest version tag stands for the repository, as a forge's
+            # default branch does (``add oci://reg/ns/name#^1.2`` looks at it first)
+            newest = self.versions(oci)
+            if newest:
+                found = registry.manifest(oci.name, newest[0].name, MANIFEST_TYPE)
         if found is None:
-            raise NotFound(oci, f"{oci.repository} has no tag {oci.ref!r}")
+            raise NotFound(oci, f"{oci.repository} has no tag {oci.ref!r} (nor version tags)")
         return found[1]
 
     def _tree(self, oci: OciOrigin, digest: str) -> Path:
