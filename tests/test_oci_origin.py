@@ -102,3 +102,29 @@ def test_an_artifact_whose_layer_was_tampered_with_is_an_error(
     assert run.code != 0
     assert "does not match its digest" in run.err, run.err
     assert not (gh.project / ".agents/skills/hello").exists()
+
+
+def test_a_locked_integrity_the_artifact_does_not_match_is_an_error(
+    gh: GH, registry: RunningRegistry, tmp_path: Path
+) -> None:
+    gh.manifest()
+    reference, _ = _publish(gh, registry, tmp_path, "1.0.0")
+    assert_ok(gh.run("add", reference))
+    integrity = gh.packages()["acme/hello"]["integrity"]
+    lock = gh.project / "metapkg.lock"
+    lock.write_text(lock.read_text().replace(integrity, "sha256:" + "0" * 64))
+    gh.forget_install()
+    run = gh.install("--frozen", env={"METAPKG_CACHE_DIR": str(tmp_path / "other")})
+    assert run.code != 0 and "acme/hello" in run.err, run.err
+    assert not (gh.project / ".agents/skills/hello").exists()
+
+
+def test_remove_takes_an_oci_origin_out_of_the_manifest(
+    gh: GH, registry: RunningRegistry, tmp_path: Path
+) -> None:
+    gh.manifest()
+    reference, _ = _publish(gh, registry, tmp_path, "1.0.0")
+    assert_ok(gh.run("add", reference))
+    assert_ok(gh.run("remove", reference))
+    assert "oci://" not in (gh.project / "metapkg.yaml").read_text()
+    assert "acme/hello" not in gh.packages()
