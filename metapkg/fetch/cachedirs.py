@@ -58,8 +58,8 @@ class CacheLink(FetchError):
 def parts_of(repo: str) -> tuple[str, ...]:
     """A repository's cache key as path components: a GitHub ``owner/name`` under
     ``github/`` (as always), another forge's ``host/path`` (its host has a ``.`` or a
-    port, which no GitHub owner has) under ``git/<host>/`` (a port's ``:`` as ``_``), an OCI repository's
-    ``oci+<registry>/<path>`` under ``oci/<registry>/``."""
+    port, which no GitHub owner has) under ``git/<host>/`` (a port's ``:`` as ``_``), and
+    an OCI repository's ``oci+<registry>/<path>`` under ``oci/<registry>/``."""
     first, _, rest = repo.partition("/")
     if first.startswith("oci+"):  # an OCI registry's repository (fetch/oci/source.py)
         return ("oci", first[len("oci+") :].replace(":", "_"), *rest.split("/"))

@@ -114,7 +114,7 @@ def parse_oci(text: str) -> OciOrigin:
     rest = text.strip()[len(PREFIX) :]
     registry, _, path = rest.partition("/")
     if "@" in registry:
-        raise bad("credentials never go in an origin (set METAPKG_TOKEN_<HOST> or use docker login)")
+        raise bad("credentials never go in an origin (use METAPKG_TOKEN_<HOST> or docker login)")
     registry = registry.lower()
     if not _HOST.match(registry):
         raise bad(f"{registry!r} is not a registry host[:port]")
