@@ -115,7 +115,7 @@ def test_a_locked_integrity_the_artifact_does_not_match_is_an_error(
     lock.write_text(lock.read_text().replace(integrity, "sha256:" + "0" * 64))
     gh.forget_install()
     run = gh.install("--frozen", env={"METAPKG_CACHE_DIR": str(tmp_path / "other")})
-    assert run.code != 0 and "acme/hello" in run.err, run.err
+    assert run.code != 0 and "error[integrity]" in run.err and "acme/hello" in run.err, run.err
     assert not (gh.project / ".agents/skills/hello").exists()
 
 
