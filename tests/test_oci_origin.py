@@ -128,3 +128,18 @@ def test_remove_takes_an_oci_origin_out_of_the_manifest(
     assert_ok(gh.run("remove", reference))
     assert "oci://" not in (gh.project / "metapkg.yaml").read_text()
     assert "acme/hello" not in gh.packages()
+
+
+def test_update_moves_to_a_newer_version_tag_in_range(
+    gh: GH, registry: RunningRegistry, tmp_path: Path
+) -> None:
+    gh.manifest()
+    _publish(gh, registry, tmp_path, "1.0.0")
+    assert_ok(gh.run("add", f"oci://{registry.host}/team/hello#^1.0"))
+    assert gh.packages()["acme/hello"]["version"] == "1.0.0"
+    _, newer = _publish(gh, registry, tmp_path, "1.1.0")
+    assert_ok(gh.install())  # the lock's choice stands until update
+    assert gh.packages()["acme/hello"]["version"] == "1.0.0"
+    assert_ok(gh.run("update"))
+    assert gh.packages()["acme/hello"]["commit"] == newer
+    assert _installed_notes(gh) == "v1.1.0\n"
