@@ -322,3 +322,27 @@ def test_a_blob_redirected_to_storage_elsewhere_goes_there_without_the_credentia
             server.server_close()
     assert (tmp_path / "blob").read_bytes() == _Storage.body
     assert _Storage.seen == [None]
+
+
+def test_the_keyring_is_asked_last_and_for_its_host_only(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import keyring
+    from keyring_backend import FileKeyring
+
+    monkeypatch.setenv("METAPKG_TEST_KEYRING", str(tmp_path / "keyring.json"))
+    before = keyring.get_keyring()
+    keyring.set_keyring(FileKeyring())
+    try:
+        keyring.set_password("metapkg", "registry.example.com", "kr-token")
+        found = credentials.find("registry.example.com")
+        assert found is not None and (found.username, found.secret, found.source) == (
+            "metapkg", "kr-token", "keyring",
+        )  # fmt: skip
+        assert credentials.find("other.example.com") is None
+        auth = base64.b64encode(b"ci:pw").decode()
+        _config(home, {"auths": {"registry.example.com": {"auth": auth}}})
+        docker = credentials.find("registry.example.com")  # Docker's config comes first
+        assert docker is not None and docker.secret == "pw"
+    finally:
+        keyring.set_keyring(before)

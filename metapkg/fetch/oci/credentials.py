@@ -5,7 +5,9 @@ password of user ``metapkg``), then Docker's config (``$DOCKER_CONFIG/config.jso
 ``~/.docker/config.json``): a ``credHelpers`` entry for the host, its ``auths`` entry
 (base64 ``user:password``, or an ``identitytoken``), then the ``credsStore`` helper. A
 helper is the program ``docker-credential-NAME``, asked with ``get`` and the host on
-stdin, as Docker asks it.
+stdin, as Docker asks it. Last, the OS keyring: service ``metapkg``, account the host
+(as for git forges: ``keyring set metapkg HOST``), a token sent as user ``metapkg``'s
+password.
 """
 
 from __future__ import annotations
@@ -45,7 +47,24 @@ def find(host: str) -> Credential | None:
     if value:
         user, colon, secret = value.partition(":")
         return Credential(user, secret, name) if colon else Credential("metapkg", value, name)
-    return from_docker_config(host)
+    return from_docker_config(host) or from_keyring(host)
+
+
+def from_keyring(host: str) -> Credential | None:
+    """The keyring's token for ``host`` (imported only when nothing else had one: probing
+    keyring backends costs ~200 ms)."""
+    from metapkg.fetch.credentials import SERVICE
+
+    try:
+        import keyring
+
+        value = keyring.get_password(SERVICE, host)
+    except Exception:  # no usable backend is no credential, as for git forges
+        return None
+    if not value or not value.strip():
+        return None
+    user, colon, secret = value.strip().partition(":")
+    return Credential(user, secret, "keyring") if colon else Credential("metapkg", user, "keyring")
 
 
 def docker_config_path() -> Path:
