@@ -391,7 +391,7 @@ def test_a_changelog_that_is_not_utf8_is_shown_as_unavailable(tmp_path: Path) ->
     import graph_locks
     from conftest import make_skill
 
-    from metapkg.diff.changelogs import attach
+    from metapkg.diff.changelogs import attach, pinned_sources
     from metapkg.diff.compare import compare
     from metapkg.integrity import tree_hash
 
@@ -402,7 +402,11 @@ def test_a_changelog_that_is_not_utf8_is_shown_as_unavailable(tmp_path: Path) ->
     )
     new = dataclasses.replace(new, integrity=tree_hash(folder))
     lock = graph_locks.lock([new], [new.key])
-    [change] = attach(compare(None, lock), lock, tmp_path, offline=True)
+    sources = pinned_sources(lock, offline=True)
+    try:
+        [change] = attach(compare(None, lock), sources, tmp_path)
+    finally:
+        sources.close()
     assert change.changelog.unavailable == "CHANGELOG.md is not UTF-8 text"
 
 

@@ -110,12 +110,10 @@ def _judge(
 
 def locked_items(lock: lockfmt.Lockfile, project: Path, offline: bool) -> Iterable[Item]:
     """Every locked package with its files, read from the cache as the lock pins them."""
-    from metapkg.diff.changelogs import Unavailable, pinned_tree
+    from metapkg.diff.changelogs import Unavailable, pinned_sources, pinned_tree
     from metapkg.diff.content import snapshot
-    from metapkg.fetch.sources import FetchOptions, Sources
 
-    options = FetchOptions(pins=lock.pins, offline=offline, frozen=True, renamed=lock.renamed)
-    sources = Sources(options)
+    sources = pinned_sources(lock, offline)
     try:
         for package in lock.packages:
             try:

@@ -52,6 +52,12 @@ def diff_locks(
     """Two locks compared, with CHANGELOG entries, file contents and alerts (``update
     --pr-body`` compares the lock before the update with the one it wrote)."""
     changes = compare(before, after)
-    changes = changelogs.attach(changes, after, project, offline)
-    changes = reading.attach(changes, before, after, project, offline)
+    old_sources = changelogs.pinned_sources(before, offline)
+    new_sources = changelogs.pinned_sources(after, offline)
+    try:  # one set of sources per lock: the CHANGELOGs and the files share the fetches
+        changes = changelogs.attach(changes, new_sources, project)
+        changes = reading.attach(changes, old_sources, new_sources, project)
+    finally:
+        new_sources.close()
+        old_sources.close()
     return DiffResult(old_name, new_name, tuple(with_alerts(c) for c in changes))

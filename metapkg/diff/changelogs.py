@@ -19,22 +19,19 @@ from metapkg.packages import changelog
 from metapkg.packages.models import ChangelogEntry
 
 
-def attach(
-    changes: list[Change], new: lockfmt.Lockfile, project: Path, offline: bool
-) -> list[Change]:
+def pinned_sources(lock: lockfmt.Lockfile | None, offline: bool) -> Sources:
+    """Sources that find packages exactly as ``lock`` pins them (never a ref's newer
+    commit); the caller closes them."""
+    if lock is None:
+        return Sources(FetchOptions(offline=offline, frozen=True))
+    return Sources(FetchOptions(pins=lock.pins, offline=offline, frozen=True, renamed=lock.renamed))
+
+
+def attach(changes: list[Change], sources: Sources, project: Path) -> list[Change]:
+    """``sources``: pinned by the new lock (``pinned_sources``)."""
     # A package without a version (a plain skill) has no CHANGELOG to show or to miss.
     wanted = [c for c in changes if c.new is not None and c.kind != "mcp" and c.new.version]
-    if not wanted:
-        return changes
-    pins = new.pins
-    options = FetchOptions(pins=pins, offline=offline, frozen=True, renamed=new.renamed)
-    sources = Sources(options)
-    found: dict[str, Changelog] = {}
-    try:
-        for change in wanted:
-            found[change.label] = _read(change, sources, project)
-    finally:
-        sources.close()
+    found = {change.label: _read(change, sources, project) for change in wanted}
     return [with_changelog(c, found[c.label]) if c.label in found else c for c in changes]
 
 
@@ -63,7 +60,9 @@ def pinned_tree(package: lockfmt.LockedPackage, sources: Sources, project: Path)
     graph page's details)."""
     try:
         fetched = sources.fetch(parse_origin(package.origin, project))
-        if tree_hash(fetched.path) != package.integrity:
+        # The source's own integrity when it checked the tree on the way (cached trees
+        # against their record): hashing it again read every file twice.
+        if (fetched.integrity or tree_hash(fetched.path)) != package.integrity:
             raise Unavailable("the content found does not match the lock's integrity")
     except (MetapkgError, OriginSyntaxError, TreeError) as exc:
         raise Unavailable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None

@@ -14,36 +14,12 @@ from pathlib import Path
 from metapkg.diff.changelogs import Unavailable, pinned_tree
 from metapkg.diff.compare import Change
 from metapkg.diff.content import Content, compare_trees, snapshot
-from metapkg.fetch.sources import FetchOptions, Sources
-from metapkg.lock import format as lockfmt
+from metapkg.fetch.sources import Sources
 
 
-def attach(
-    changes: list[Change],
-    old: lockfmt.Lockfile | None,
-    new: lockfmt.Lockfile,
-    project: Path,
-    offline: bool,
-) -> list[Change]:
-    wanted = [c for c in changes if _has_content(c)]
-    if not wanted:
-        return changes
-    after = Sources(FetchOptions(pins=new.pins, offline=offline, frozen=True, renamed=new.renamed))
-    before = Sources(
-        FetchOptions(
-            pins=old.pins if old else (),
-            offline=offline,
-            frozen=True,
-            renamed=old.renamed if old else (),
-        )
-    )
-    found: dict[str, Content] = {}
-    try:
-        for change in wanted:
-            found[change.label] = _read(change, before, after, project)
-    finally:
-        after.close()
-        before.close()
+def attach(changes: list[Change], before: Sources, after: Sources, project: Path) -> list[Change]:
+    """``before`` and ``after``: sources pinned by the old and the new lock."""
+    found = {c.label: _read(c, before, after, project) for c in changes if _has_content(c)}
     return [
         dataclasses.replace(c, content=found[c.label]) if c.label in found else c for c in changes
     ]
