@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from metapkg.diff.content import FileInfo
+from metapkg.diff.content import FileInfo, is_hook, is_script
 
 SEVERITY: dict[str, str] = {
     "fetch-and-run": "high",
@@ -35,7 +35,6 @@ DESCRIPTIONS: dict[str, str] = {
     "file-origin": "a package comes from a local file: origin",
 }
 LEVELS = ("high", "medium", "low")
-SCRIPT_FOLDERS = ("scripts/", "bin/")
 
 
 @dataclass(frozen=True)
@@ -87,9 +86,9 @@ def _file_findings(item: Item) -> Iterator[Finding]:
     from metapkg.packages.rules import unicode
 
     for path, info in sorted((item.files or {}).items()):
-        if path.startswith("hooks/") or path.rsplit("/", 1)[-1] == "hooks.json":
+        if is_hook(path):
             yield Finding("hooks", item.label, f"{item.label}: hook file {path}", path)
-        elif info.executable or info.shebang or path.startswith(SCRIPT_FOLDERS):
+        elif is_script(path, info):
             what = "executable" if info.executable else "script"
             yield Finding("executable", item.label, f"{item.label}: {what} {path}", path)
         if info.text is None:

@@ -29,6 +29,7 @@ from typing import Any
 
 from metapkg.audit.findings import LEVELS, Finding, Item
 from metapkg.diagnostics import ManifestError, error
+from metapkg.diff.content import is_hook, is_script
 
 FORBIDDABLE = ("executables", "hooks", "metaskills", "remote-mcp")
 KEYS = ("origins", "pinning", "forbid", "mcp-commands", "max-alert")
@@ -160,11 +161,8 @@ def _content_rules(policy: Policy, item: Item) -> list[Finding]:
     found = []
     files = item.files or {}
     checks = {
-        "executables": any(
-            info.executable or info.shebang or path.startswith(("scripts/", "bin/"))
-            for path, info in files.items()
-        ),
-        "hooks": any(p.startswith("hooks/") or p.endswith("hooks.json") for p in files),
+        "executables": any(is_script(path, info) for path, info in files.items()),
+        "hooks": any(is_hook(path) for path in files),
         "metaskills": item.metaskill is not None,
         "remote-mcp": item.server is not None and "url" in item.server,
     }

@@ -39,6 +39,22 @@ class FileInfo:
         return self.text is not None and self.text.startswith("#!")
 
 
+# Where code that runs lives by convention, whatever its mode: the one definition that
+# diff's alerts, audit's findings and the policy's `forbid` share.
+SCRIPT_FOLDERS = ("scripts/", "bin/")
+
+
+def is_hook(path: str) -> bool:
+    """A hook file (Claude Code plugins: ``hooks/``, ``hooks.json``): code a host runs
+    without asking."""
+    return path.startswith("hooks/") or path.rsplit("/", 1)[-1] == "hooks.json"
+
+
+def is_script(path: str, info: FileInfo) -> bool:
+    """An executable or script: the exec bit, a shebang, or a scripts/ or bin/ folder."""
+    return info.executable or info.shebang or path.startswith(SCRIPT_FOLDERS)
+
+
 @dataclass(frozen=True)
 class FileDelta:
     path: str

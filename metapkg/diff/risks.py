@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from metapkg.diff.content import URL, Content, FileDelta
+from metapkg.diff.content import URL, Content, FileDelta, is_hook, is_script
 
 Raised = tuple[str, str, str | None, int | None]  # alert id, message, path, line
 
@@ -31,9 +31,6 @@ FETCH_AND_RUN = re.compile(
     r"|(?:\bInvoke-Expression\b|\biex\s*\()",
     re.IGNORECASE,
 )
-# Where an executable or script lives by convention, whatever its mode.
-SCRIPT_FOLDERS = ("scripts/", "bin/", "hooks/")
-SCRIPT_FILES = ("hooks.json", "hooks/hooks.json")
 
 
 def scan(content: Content, label: str, added: bool = False) -> Iterator[Raised]:
@@ -87,8 +84,7 @@ def _field_alerts(content: Content, label: str) -> Iterator[Raised]:
 def _executable(delta: FileDelta, label: str) -> Iterator[Raised]:
     new = delta.new
     assert new is not None
-    conventional = delta.path.startswith(SCRIPT_FOLDERS) or delta.path in SCRIPT_FILES
-    if not (new.executable or new.shebang or conventional):
+    if not (is_script(delta.path, new) or is_hook(delta.path)):
         return
     what = {"added": "new", "changed": "changed", "mode": "newly executable"}[delta.status]
     if delta.status == "mode" and not new.executable:
